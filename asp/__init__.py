@@ -1,0 +1,1 @@
+"""Answer Set Programming encodings, one concern per `.lp` file (package data)."""

@@ -1,0 +1,107 @@
+"""Typed results of solving a theory: arguments, attacks, defeats, extensions, statuses."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from argc.dsl.ir import Literal, Ordering, Theory
+
+STATUSES = ("justified", "overruled", "undecided")
+ATTACK_KINDS = ("undermine", "rebut", "undercut")
+
+
+@dataclass(frozen=True)
+class Argument:
+    """An argument, named canonically: a premise argument is its literal; a rule argument is
+    `RULE(SUB1,SUB2,...)` with its direct sub-arguments sorted."""
+
+    name: str
+    conclusion: Literal
+    top_rule: str | None
+    subarguments: tuple[str, ...]
+
+    @property
+    def is_premise(self) -> bool:
+        return self.top_rule is None
+
+
+@dataclass(frozen=True)
+class Attack:
+    """`attacker` attacks `attacked` on its sub-argument `on`; `defeat` when it succeeds."""
+
+    attacker: str
+    attacked: str
+    on: str
+    kind: str
+    defeat: bool
+
+
+@dataclass(frozen=True)
+class Acceptance:
+    """Credulous: in some extension; skeptical: in every extension. With no extension at all
+    (stable semantics can have none) nothing is accepted either way."""
+
+    credulous: bool
+    skeptical: bool
+
+
+@dataclass(frozen=True, eq=False)
+class Solution:
+    """A theory solved under an ordering and a semantics.
+
+    `statuses` are grounded claim statuses whatever the semantics; `extensions` are the
+    extensions of `semantics` (empty when none exists).
+    """
+
+    theory: Theory
+    ordering: Ordering
+    semantics: str
+    arguments: dict[str, Argument]
+    attacks: tuple[Attack, ...]
+    defeats: tuple[tuple[str, str], ...]
+    grounded: frozenset[str]
+    statuses: dict[Literal, str]
+    extensions: tuple[frozenset[str], ...]
+    consistent: bool
+    timings: dict[str, float] = field(default_factory=dict, compare=False, repr=False)
+
+    @cached_property
+    def _by_conclusion(self) -> dict[Literal, tuple[Argument, ...]]:
+        grouped: dict[Literal, list[Argument]] = defaultdict(list)
+        for argument in self.arguments.values():
+            grouped[argument.conclusion].append(argument)
+        return {literal: tuple(found) for literal, found in grouped.items()}
+
+    @cached_property
+    def _defeaters(self) -> dict[str, tuple[str, ...]]:
+        grouped: dict[str, list[str]] = defaultdict(list)
+        for attacker, attacked in self.defeats:
+            grouped[attacked].append(attacker)
+        return {name: tuple(found) for name, found in grouped.items()}
+
+    def arguments_for(self, literal: Literal) -> tuple[Argument, ...]:
+        """Every argument concluding `literal`, sorted by name."""
+        return self._by_conclusion.get(literal, ())
+
+    def defeaters(self, argument: str) -> tuple[str, ...]:
+        """The arguments that defeat `argument`, sorted by name."""
+        return self._defeaters.get(argument, ())
+
+    def status(self, literal: Literal) -> str:
+        """Grounded status of a claim; a literal the theory never names has no argument and
+        is therefore overruled."""
+        return self.statuses.get(literal, "overruled")
+
+    def acceptance(self, literal: Literal) -> Acceptance:
+        """Credulous and skeptical acceptance of a claim under the solution's semantics."""
+        supporting = {argument.name for argument in self.arguments_for(literal)}
+        hits = [bool(extension & supporting) for extension in self.extensions]
+        return Acceptance(credulous=any(hits), skeptical=bool(hits) and all(hits))
+
+    def attacks_by_kind(self) -> dict[str, int]:
+        counts = dict.fromkeys(ATTACK_KINDS, 0)
+        for attack in self.attacks:
+            counts[attack.kind] += 1
+        return counts

@@ -1,0 +1,1 @@
+"""Reasoning tasks built on solved theories."""

@@ -1,0 +1,1 @@
+"""Training adapters: reward functions, datasets and recipes."""
