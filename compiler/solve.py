@@ -119,6 +119,10 @@ def _argument_names(symbols: Iterable[clingo.Symbol]) -> dict[clingo.Symbol, str
     return names
 
 
+def _silent(_code: clingo.MessageCode, _message: str) -> None:
+    """clingo's messages (e.g. domRec notes on trivial programs) are not for users."""
+
+
 class _Session:
     """One clingo Control for one theory, ordering and semantics."""
 
@@ -133,7 +137,7 @@ class _Session:
         arguments = ["--warn=none", "--models=0"]
         if semantics in _DOMAIN_HEURISTIC:
             arguments += ["--heuristic=Domain", "--enum-mode=domRec"]
-        self.control = clingo.Control(arguments)
+        self.control = clingo.Control(arguments, logger=_silent)
         self.timings: dict[str, float] = {}
 
     # grounding ---------------------------------------------------------------------------

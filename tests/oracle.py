@@ -31,21 +31,64 @@ from py_arg.aspic_classes.literal import Literal as PyArgLiteral
 from py_arg.aspic_classes.orderings.argument_orderings.last_link_ordering import (
     LastLinkDemocraticOrdering,
     LastLinkElitistOrdering,
+    LastLinkOrdering,
 )
 from py_arg.aspic_classes.orderings.argument_orderings.weakest_link_ordering import (
     WeakestLinkDemocraticOrdering,
     WeakestLinkElitistOrdering,
+    WeakestLinkOrdering,
 )
 from py_arg.aspic_classes.orderings.preference_preorder import PreferencePreorder
 from py_arg.aspic_classes.strict_rule import StrictRule
 
 from argc.dsl.ir import Literal, Ordering, Theory
 
+
+class _ModgilPrakken2013:
+    """Set comparison of Modgil & Prakken (2013, Def. 19), written from the definition: a
+    non-strict comparison over the reflexive element order, and its strict counterpart.
+    Mixed into PyArg's argument orderings, which keep their principle logic."""
+
+    democratic = False
+
+    def _at_most(self, order: PreferencePreorder, first: set, second: set) -> bool:
+        if not first:
+            return False
+        if not second:
+            return True
+
+        def le(x, y) -> bool:
+            return x == y or order.is_weaker_than(x, y)
+
+        if self.democratic:
+            return all(any(le(x, y) for y in second) for x in first)
+        return any(all(le(x, y) for y in second) for x in first)
+
+    def _strictly(self, order: PreferencePreorder, first: set, second: set) -> bool:
+        return self._at_most(order, first, second) and not self._at_most(order, second, first)
+
+    def rule_set_is_strictly_weaker_than(self, first, second) -> bool:
+        return self._strictly(self.defeasible_rule_preferences, first, second)
+
+    def ordinary_premise_set_is_strictly_weaker_than(self, first, second) -> bool:
+        return self._strictly(self.ordinary_premise_preferences, first, second)
+
+
+def _mp2013(principle: type, democratic: bool) -> type:
+    return type(
+        principle.__name__ + "MP2013", (_ModgilPrakken2013, principle), {"democratic": democratic}
+    )
+
+
 ORDERINGS = {
-    ("last-link", "elitist"): LastLinkElitistOrdering,
-    ("last-link", "democratic"): LastLinkDemocraticOrdering,
-    ("weakest-link", "elitist"): WeakestLinkElitistOrdering,
-    ("weakest-link", "democratic"): WeakestLinkDemocraticOrdering,
+    ("last-link", "elitist", "pyarg"): LastLinkElitistOrdering,
+    ("last-link", "democratic", "pyarg"): LastLinkDemocraticOrdering,
+    ("weakest-link", "elitist", "pyarg"): WeakestLinkElitistOrdering,
+    ("weakest-link", "democratic", "pyarg"): WeakestLinkDemocraticOrdering,
+    ("last-link", "elitist", "mp2013"): _mp2013(LastLinkOrdering, False),
+    ("last-link", "democratic", "mp2013"): _mp2013(LastLinkOrdering, True),
+    ("weakest-link", "elitist", "mp2013"): _mp2013(WeakestLinkOrdering, False),
+    ("weakest-link", "democratic", "mp2013"): _mp2013(WeakestLinkOrdering, True),
 }
 
 SEMANTICS: dict[str, Callable] = {
@@ -154,7 +197,7 @@ def build(theory: Theory) -> ArgumentationTheory:
 def oracle(theory: Theory, ordering: Ordering) -> OracleResult:
     """Arguments and defeats by PyArg, with a fresh abstract framework for the semantics."""
     built = build(theory)
-    order = ORDERINGS[(ordering.principle, ordering.set_comparison)](
+    order = ORDERINGS[(ordering.principle, ordering.set_comparison, ordering.reading)](
         built.argumentation_system.rule_preferences, built.ordinary_premise_preferences
     )
     arguments = {_canonical(a): str(a.conclusion) for a in built.all_arguments}

@@ -50,12 +50,15 @@ def random_shape(rng: random.Random, scale: int = 1) -> Shape:
     )
 
 
-def random_theory(seed: int, shape: Shape | None = None, scale: int = 1) -> Theory:
+def random_theory(
+    seed: int, shape: Shape | None = None, scale: int = 1, twins: bool = False
+) -> Theory:
     """A random theory with premises, axioms, strict and defeasible rules (1..max_body
     antecedents, cycles allowed), undercutters, rule and premise preferences and contraries.
 
-    Rules never share both body and head with another rule (where PyArg 2.0.2 collapses
-    rules), and no literal is both an axiom and an ordinary premise.
+    Without `twins`, rules never share both body and head with another rule (where PyArg
+    2.0.2 collapses rules); with it, some rules get a differently named twin. No literal is
+    both an axiom and an ordinary premise.
     """
     rng = random.Random(seed)
     shape = shape or random_shape(rng, scale)
@@ -80,6 +83,9 @@ def random_theory(seed: int, shape: Shape | None = None, scale: int = 1) -> Theo
         signatures.add((frozenset(body), head))
         strict = rng.random() < shape.strict_share
         rules.append(Rule(f"{'s' if strict else 'd'}{index}", body, head, strict=strict))
+        if twins and rng.random() < 0.3:
+            twin_strict = rng.random() < shape.strict_share
+            rules.append(Rule(f"t{index}", body[::-1], head, strict=twin_strict))
     defeasible = [rule.name for rule in rules if not rule.strict]
     for index in range(shape.undercutters if defeasible else 0):
         target = rng.choice(defeasible)

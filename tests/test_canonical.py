@@ -6,6 +6,7 @@ import itertools
 import random
 
 import pytest
+
 from argc.dsl import canonical as canonical_module
 from argc.dsl.canonical import canonical
 from argc.dsl.ir import (

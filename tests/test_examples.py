@@ -10,6 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+
 from argc.compiler import solve
 from argc.dsl import Literal, Ordering, Theory, parse_intervention, parse_theory, read_theory
 

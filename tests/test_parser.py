@@ -7,6 +7,9 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
 from argc.dsl import (
     SEMANTICS,
     ArgcError,
@@ -27,8 +30,6 @@ from argc.dsl import (
 )
 from argc.dsl import parser as parser_module
 from argc.dsl.ir import OrderingHeader, Position, QueryHeader, SemanticsHeader
-from hypothesis import HealthCheck, assume, given, settings
-from hypothesis import strategies as st
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 

@@ -1,0 +1,1 @@
+"""Test helpers (oracle, random theories, brute force) live beside the tests."""
