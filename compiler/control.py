@@ -1,0 +1,173 @@
+"""One clingo Control under time, argument, attack and extension limits."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import cache
+
+import clingo
+from clingo import ast
+
+from argc.compiler.encodings import encoding_text
+from argc.dsl.errors import ArgcError
+
+
+class LimitExceeded(ArgcError):
+    """Solving stopped at its time, argument, attack or extension limit."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Bounds on one solve. Exceeding any raises LimitExceeded with the reason."""
+
+    seconds: float = 30.0
+    arguments: int = 20_000
+    attacks: int = 2_000_000
+    extensions: int = 10_000
+
+
+class _Deadline:
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.end = time.monotonic() + seconds
+
+    def remaining(self) -> float:
+        return max(self.end - time.monotonic(), 0.0)
+
+    def check(self) -> None:
+        if time.monotonic() > self.end:
+            raise LimitExceeded(f"time limit of {self.seconds:g} s exceeded")
+
+
+class _Budget:
+    """Grounding callbacks (`@argument_budget`, `@attack_budget`) that enforce the limits."""
+
+    def __init__(self, limits: Limits, deadline: _Deadline) -> None:
+        self.limits = limits
+        self.deadline = deadline
+        self.arguments = 0
+        self.attacks = 0
+        self.exceeded: LimitExceeded | None = None
+
+    def _fail(self, reason: str) -> None:
+        self.exceeded = LimitExceeded(reason)
+        raise self.exceeded
+
+    def _admit(self) -> clingo.Symbol:
+        if time.monotonic() > self.deadline.end:
+            self._fail(f"time limit of {self.deadline.seconds:g} s exceeded")
+        return clingo.Number(1)
+
+    def argument_budget(self, _rule: clingo.Symbol) -> clingo.Symbol:
+        self.arguments += 1
+        if self.arguments > self.limits.arguments:
+            self._fail(f"the theory has more than {self.limits.arguments:,} arguments")
+        return self._admit()
+
+    def attack_budget(self, _kind: clingo.Symbol) -> clingo.Symbol:
+        self.attacks += 1
+        if self.attacks > self.limits.attacks:
+            self._fail(f"the theory has more than {self.limits.attacks:,} attacks")
+        return self._admit()
+
+
+@cache
+def _parsed(name: str) -> tuple[ast.AST, ...]:
+    """The statements of `asp/<name>.lp`, parsed once per process."""
+    statements: list[ast.AST] = []
+    ast.parse_string(encoding_text(name), statements.append)
+    return tuple(statements)
+
+
+def _silent(_code: clingo.MessageCode, _message: str) -> None:
+    """clingo's messages (e.g. domRec notes on trivial programs) are not for users."""
+
+
+class Session:
+    """A Control for one theory: grounding and enumeration, each within the limits."""
+
+    def __init__(self, limits: Limits, *, maximal_sets: bool = False) -> None:
+        self.limits = limits
+        self.deadline = _Deadline(limits.seconds)
+        arguments = ["--warn=none", "--models=0"]
+        if maximal_sets:
+            arguments += ["--heuristic=Domain", "--enum-mode=domRec"]
+        self.control = clingo.Control(arguments, logger=_silent)
+
+    def load(self, encodings: Sequence[str]) -> None:
+        """Add encodings (by name, pre-parsed) to the program."""
+        with ast.ProgramBuilder(self.control) as builder:
+            for name in encodings:
+                for statement in _parsed(name):
+                    builder.add(statement)
+
+    def ground(self, parts: Sequence[tuple[str, str]]) -> None:
+        """Add `(part, text)` programs and ground those parts (and `base` on the first call)."""
+        names = []
+        for part, text in parts:
+            self.control.add(part, [], text)
+            if part not in names:
+                names.append(part)
+        budget = _Budget(self.limits, self.deadline)
+        try:
+            self.control.ground([(name, []) for name in names], context=budget)
+        except RuntimeError:
+            if budget.exceeded is not None:
+                raise budget.exceeded from None
+            raise
+        self.deadline.check()
+
+    def atoms(self, name: str, arity: int) -> list[clingo.Symbol]:
+        """The ground atoms of a predicate. For the stratified part of the program they are
+        facts after grounding (checked by the tests), so no solving is needed."""
+        return [atom.symbol for atom in self.control.symbolic_atoms.by_signature(name, arity)]
+
+    def undecided_atoms(self) -> list[clingo.Symbol]:
+        """Ground atoms that grounding did not decide (for tests of stratification)."""
+        return [atom.symbol for atom in self.control.symbolic_atoms if not atom.is_fact]
+
+    def models(
+        self,
+        keep: Callable[[clingo.Model], frozenset[clingo.Symbol]],
+        assumptions: Sequence[tuple[clingo.Symbol, bool]] = (),
+        what: str = "models",
+    ) -> list[frozenset[clingo.Symbol]]:
+        """Enumerate models under the configured mode, keeping `keep(model)` of each."""
+        found: list[frozenset[clingo.Symbol]] = []
+        limit = self.limits.extensions
+
+        def on_model(model: clingo.Model) -> bool:
+            found.append(keep(model))
+            return len(found) <= limit
+
+        literals = self._assumption_literals(assumptions)
+        if literals is None:
+            return []
+        with self.control.solve(on_model=on_model, assumptions=literals, async_=True) as handle:
+            if not handle.wait(self.deadline.remaining()):
+                handle.cancel()
+                raise LimitExceeded(f"time limit of {self.limits.seconds:g} s exceeded")
+            handle.get()
+        if len(found) > limit:
+            raise LimitExceeded(f"more than {limit:,} {what}")
+        return found
+
+    def _assumption_literals(
+        self, assumptions: Sequence[tuple[clingo.Symbol, bool]]
+    ) -> list[int] | None:
+        """Solver literals for assumptions; None when a true assumption names no ground atom.
+
+        An atom absent from the ground program is false, so a false assumption on it holds.
+        """
+        literals = []
+        atoms = self.control.symbolic_atoms
+        for symbol, value in assumptions:
+            atom = atoms[symbol]
+            if atom is None:
+                if value:
+                    return None
+                continue
+            literals.append(atom.literal if value else -atom.literal)
+        return literals
