@@ -1,7 +1,7 @@
 """The compiler: IR → ASP facts, encodings, clingo, typed solutions, and the `argc` CLI."""
 
-from argc.compiler.solution import Acceptance, Argument, Attack, Solution
 from argc.compiler.control import LimitExceeded, Limits
+from argc.compiler.solution import Acceptance, Argument, Attack, Solution
 from argc.compiler.solve import solve
 
 __all__ = ["Acceptance", "Argument", "Attack", "LimitExceeded", "Limits", "Solution", "solve"]

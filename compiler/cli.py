@@ -7,8 +7,8 @@ import json
 import sys
 from collections.abc import Sequence
 
-from argc.compiler.report import as_record, summary
 from argc.compiler.control import LimitExceeded, Limits
+from argc.compiler.report import as_record, summary
 from argc.compiler.solve import solve
 from argc.dsl.errors import InputError
 from argc.dsl.ir import PRINCIPLES, READINGS, SEMANTICS, SET_COMPARISONS, Literal, Ordering

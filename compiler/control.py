@@ -41,36 +41,49 @@ class _Deadline:
             raise LimitExceeded(f"time limit of {self.seconds:g} s exceeded")
 
 
-class _Budget:
-    """Grounding callbacks (`@argument_budget`, `@attack_budget`) that enforce the limits."""
+class Budget:
+    """The grounding callbacks the encodings call: they number arguments and enforce the
+    argument and attack limits and the deadline while the grounder runs."""
 
-    def __init__(self, limits: Limits, deadline: _Deadline) -> None:
+    def __init__(self, limits: Limits, clock: _Deadline) -> None:
         self.limits = limits
-        self.deadline = deadline
-        self.arguments = 0
-        self.attacks = 0
+        self.clock = clock
+        self.numbers: dict[clingo.Symbol, clingo.Symbol] = {}
+        self.structures: list[clingo.Symbol] = []
+        self.attack_keys: set[tuple[clingo.Symbol, ...]] = set()
         self.exceeded: LimitExceeded | None = None
 
     def _fail(self, reason: str) -> None:
         self.exceeded = LimitExceeded(reason)
         raise self.exceeded
 
-    def _admit(self) -> clingo.Symbol:
-        if time.monotonic() > self.deadline.end:
-            self._fail(f"time limit of {self.deadline.seconds:g} s exceeded")
-        return clingo.Number(1)
+    def deadline(self, _argument: clingo.Symbol) -> clingo.Symbol:
+        """`@deadline(A) = 1`: fails grounding once the time limit has passed."""
+        if time.monotonic() > self.clock.end:
+            self._fail(f"time limit of {self.clock.seconds:g} s exceeded")
+        return _ONE
 
-    def argument_budget(self, _rule: clingo.Symbol) -> clingo.Symbol:
-        self.arguments += 1
-        if self.arguments > self.limits.arguments:
-            self._fail(f"the theory has more than {self.limits.arguments:,} arguments")
-        return self._admit()
+    def argument(self, structure: clingo.Symbol) -> clingo.Symbol:
+        """`@argument(S)`: the number of an argument's structure (`prem(L)` or `app(R, T)`),
+        1, 2, ... in order of construction, so sub-arguments are numbered before parents."""
+        number = self.numbers.get(structure)
+        if number is None:
+            self.deadline(structure)
+            if len(self.structures) >= self.limits.arguments:
+                self._fail(f"the theory has more than {self.limits.arguments:,} arguments")
+            self.structures.append(structure)
+            number = self.numbers[structure] = clingo.Number(len(self.structures))
+        return number
 
-    def attack_budget(self, _kind: clingo.Symbol) -> clingo.Symbol:
-        self.attacks += 1
-        if self.attacks > self.limits.attacks:
+    def attack_budget(self, *attack: clingo.Symbol) -> clingo.Symbol:
+        """`@attack_budget(A, C, B, K) = 1`: counts distinct attack records."""
+        self.attack_keys.add(attack)
+        if len(self.attack_keys) > self.limits.attacks:
             self._fail(f"the theory has more than {self.limits.attacks:,} attacks")
-        return self._admit()
+        return self.deadline(attack[0])
+
+
+_ONE = clingo.Number(1)
 
 
 @cache
@@ -95,6 +108,7 @@ class Session:
         if maximal_sets:
             arguments += ["--heuristic=Domain", "--enum-mode=domRec"]
         self.control = clingo.Control(arguments, logger=_silent)
+        self.budget = Budget(limits, self.deadline)
 
     def load(self, encodings: Sequence[str]) -> None:
         """Add encodings (by name, pre-parsed) to the program."""
@@ -110,7 +124,7 @@ class Session:
             self.control.add(part, [], text)
             if part not in names:
                 names.append(part)
-        budget = _Budget(self.limits, self.deadline)
+        budget = self.budget
         try:
             self.control.ground([(name, []) for name in names], context=budget)
         except RuntimeError:

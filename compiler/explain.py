@@ -33,9 +33,7 @@ def _defence(solution: Solution, argument: str) -> list[str]:
     lines = []
     for attack in _attacks_on(solution, argument):
         if attack.defeat:
-            lines.append(
-                f"    attacked by {_strike(attack)}, {_answer(solution, attack.attacker)}"
-            )
+            lines.append(f"    attacked by {_strike(attack)}, {_answer(solution, attack.attacker)}")
         else:
             lines.append(
                 f"    attacked by {_strike(attack)}, which fails: the attacker is strictly"
@@ -78,9 +76,7 @@ def explain(solution: Solution, literal: Literal) -> list[str]:
             lines += _failures(solution, name, label)
     if solution.semantics != "grounded":
         acceptance = solution.acceptance(literal)
-        count = sum(
-            1 for extension in solution.extensions if extension & set(supporting)
-        )
+        count = sum(1 for extension in solution.extensions if extension & set(supporting))
         if not solution.extensions:
             lines.append(f"  under {solution.semantics} semantics: no extension exists")
         else:

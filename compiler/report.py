@@ -12,6 +12,7 @@ SHOWN_EXTENSIONS = 20
 
 def as_record(solution: Solution, filename: str, explained: list[Literal] = ()) -> dict:
     """The JSON object of one checked file (lists sorted, arguments named canonically)."""
+    claims = solution.theory.claims()
     record = {
         "file": filename,
         "ordering": solution.ordering.principle,
@@ -21,16 +22,12 @@ def as_record(solution: Solution, filename: str, explained: list[Literal] = ()) 
         "arguments": sorted(solution.arguments),
         "defeats": [list(pair) for pair in solution.defeats],
         "extensions": [sorted(extension) for extension in solution.extensions],
-        "statuses": {str(literal): solution.status(literal) for literal in solution.theory.claims()},
-        "acceptance": {
-            str(literal): vars(solution.acceptance(literal)) for literal in solution.theory.claims()
-        },
+        "statuses": {str(literal): solution.status(literal) for literal in claims},
+        "acceptance": {str(literal): vars(solution.acceptance(literal)) for literal in claims},
         "consistent": solution.consistent,
     }
     if explained:
-        record["explanations"] = {
-            str(literal): explain(solution, literal) for literal in explained
-        }
+        record["explanations"] = {str(literal): explain(solution, literal) for literal in explained}
     return record
 
 

@@ -74,7 +74,8 @@ def _list_items(symbol: clingo.Symbol) -> list[clingo.Symbol]:
 
 
 class _Reader:
-    """Turns ground atoms into typed values, with as few calls into clingo as possible."""
+    """Turns ground atoms into typed values, with as few calls into clingo as possible.
+    Arguments are numbers in the ground program; `names` maps them to canonical names."""
 
     def __init__(self, session: Session, theory: Theory) -> None:
         self.session = session
@@ -85,32 +86,24 @@ class _Reader:
     def literal(self, symbol: clingo.Symbol) -> Literal:
         return self.literals[str(symbol)]
 
-    def arguments(self, roots: list[clingo.Symbol]) -> dict[str, Argument]:
-        """Arguments by canonical name, built bottom-up without recursion."""
-        names, found = self.names, {}
-        for root in roots:
-            stack = [root]
-            while stack:
-                symbol = stack[-1]
-                if symbol in names:
-                    stack.pop()
-                    continue
-                if symbol.name == "prem":
-                    literal = self.literal(symbol.arguments[0])
-                    argument = Argument(str(literal), literal, None, ())
-                else:
-                    rule_symbol, list_symbol = symbol.arguments
-                    items = _list_items(list_symbol)
-                    missing = [item for item in items if item not in names]
-                    if missing:
-                        stack.extend(missing)
-                        continue
-                    rule = rule_symbol.string
-                    subs = tuple(sorted(names[item] for item in items))
-                    argument = Argument(f"{rule}({','.join(subs)})", self.heads[rule], rule, subs)
-                names[symbol] = argument.name
+    def arguments(self, numbers: list[clingo.Symbol]) -> dict[str, Argument]:
+        """Arguments by canonical name. The budget numbered each structure after its
+        sub-arguments, so one pass in numbering order names every sub-argument first."""
+        budget, names, found = self.session.budget, self.names, {}
+        built = set(numbers)
+        for structure in budget.structures:
+            number = budget.numbers[structure]
+            if structure.name == "prem":
+                literal = self.literal(structure.arguments[0])
+                argument = Argument(str(literal), literal, None, ())
+            else:
+                rule_symbol, list_symbol = structure.arguments
+                rule = rule_symbol.string
+                subs = tuple(sorted(names[item] for item in _list_items(list_symbol)))
+                argument = Argument(f"{rule}({','.join(subs)})", self.heads[rule], rule, subs)
+            names[number] = argument.name
+            if number in built:
                 found[argument.name] = argument
-                stack.pop()
         return dict(sorted(found.items()))
 
     def pairs(self, predicate: str) -> list[tuple[str, str]]:
@@ -162,9 +155,9 @@ def solve(
     grounded_at = time.perf_counter()
 
     reader = _Reader(session, theory)
-    roots = [symbol.arguments[0] for symbol in session.atoms("arg", 1)]
-    arguments = reader.arguments(roots)
-    extensions = _extensions(session, semantics, roots)
+    numbers = [symbol.arguments[0] for symbol in session.atoms("arg", 1)]
+    arguments = reader.arguments(numbers)
+    extensions = _extensions(session, semantics, numbers)
     solution = Solution(
         theory=theory,
         ordering=ordering,

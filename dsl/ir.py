@@ -326,9 +326,7 @@ class Theory:
         """Both polarities of every atom the theory names, sorted as text."""
         atoms = {literal.atom for literal in self.literals()}
         return tuple(
-            sorted(
-                (Literal(atom, negated) for atom in atoms for negated in (False, True)), key=str
-            )
+            sorted((Literal(atom, negated) for atom in atoms for negated in (False, True)), key=str)
         )
 
 

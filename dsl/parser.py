@@ -161,9 +161,7 @@ def _syntax_error(error: UnexpectedInput, filename: str, lines: list[str]) -> In
         line = max(len(lines), 1)
         column = len(lines[-1]) + 1 if lines else 1
     source_line = lines[line - 1] if 0 < line <= len(lines) else ""
-    return InputError(
-        message, filename=filename, line=line, column=column, source_line=source_line
-    )
+    return InputError(message, filename=filename, line=line, column=column, source_line=source_line)
 
 
 def parse_directives(text: str, filename: str = "<input>") -> list[Directive]:

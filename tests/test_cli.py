@@ -502,6 +502,16 @@ def test_worst_code_wins_and_every_file_is_reported(tmp_path, capsys):
     assert missing in err
 
 
+def test_bad_flags_exit_2(tmp_path, capsys):
+    path = write(tmp_path, "small.arg", THEORY)
+    for flags in (["--semantics", "bogus"], ["--explain=1a"], ["--ordering", "best-link"]):
+        with pytest.raises(SystemExit) as exited:
+            main(["check", path, *flags])
+        assert exited.value.code == 2
+        _, err = capsys.readouterr()
+        assert "argc check: error:" in err
+
+
 # Human output and explanations -----------------------------------------------------------
 
 
@@ -597,7 +607,10 @@ def test_explain_is_repeatable(tmp_path, capsys):
 
 
 def test_console_script(tmp_path):
-    script = shutil.which("argc") or str(Path(sys.executable).with_name("argc"))
+    # The script installed beside this interpreter (another `argc` may be on PATH).
+    beside = Path(sys.executable).with_name("argc")
+    script = str(beside) if beside.exists() else shutil.which("argc")
+    assert script, "the argc console script is not installed"
     good = write(tmp_path, "small.arg", THEORY)
     missing = str(tmp_path / "absent.arg")
     done = subprocess.run(

@@ -6,15 +6,14 @@ Expected arguments, attacks and statuses are derived by hand in the comments.
 from __future__ import annotations
 
 import json
+import sys
 import time
 
-import clingo
 import pytest
 
 from argc.compiler import Argument, Attack, LimitExceeded, Limits, solve
 from argc.compiler.cli import main
-from argc.compiler.report import as_record
-from argc.compiler.solve import _argument_names
+from argc.compiler.report import as_record, summary
 from argc.dsl import Literal, Ordering, parse_theory
 from argc.dsl.errors import ArgcError
 from argc.dsl.parser import MAX_SOURCE_CHARS
@@ -237,8 +236,25 @@ def test_argument_limit():
 def test_argument_limit_is_not_hit_at_exactly_the_count():
     theory = parse_theory(layered(6))  # 127 arguments
     assert len(solve(theory, limits=Limits(arguments=127)).arguments) == 127
+
+
+def test_argument_limit_below_the_count():
+    theory = parse_theory(layered(6))  # 127 arguments
     with pytest.raises(LimitExceeded, match="more than 126 arguments"):
         solve(theory, limits=Limits(arguments=126))
+
+
+def test_attack_limit_message():
+    theory = parse_theory(THEORY)  # 12 attacks
+    assert len(solve(theory, limits=Limits(attacks=12)).attacks) == 12
+    with pytest.raises(LimitExceeded, match=r"^the theory has more than 5 attacks$"):
+        solve(theory, limits=Limits(attacks=5))
+
+
+def test_attack_limit_counts_every_attack():
+    theory = parse_theory(THEORY)  # 12 attack records, 8 attacks_on matches
+    with pytest.raises(LimitExceeded, match="more than 11 attacks"):
+        solve(theory, limits=Limits(attacks=11))
 
 
 def test_time_limit_while_building_arguments():
@@ -247,6 +263,17 @@ def test_time_limit_while_building_arguments():
     with pytest.raises(LimitExceeded, match=r"time limit of 0\.5 s exceeded"):
         solve(theory, limits=Limits(seconds=0.5, arguments=10**12))
     assert time.monotonic() - started < PROMPT
+
+
+def test_time_limit_while_grounding_deep_arguments():
+    # A 300-rule chain has only 301 arguments, but grounding it takes seconds, nearly all of
+    # it after the last argument is built.
+    text = "[premise: a0]\n" + "".join(f"[defeasible r{i}: a{i} => a{i + 1}]\n" for i in range(300))
+    theory = parse_theory(text)
+    started = time.monotonic()
+    with pytest.raises(LimitExceeded, match="time limit"):
+        solve(theory, limits=Limits(seconds=0.2))
+    assert time.monotonic() - started < 2.0
 
 
 def test_time_limit_while_enumerating_extensions():
@@ -274,32 +301,44 @@ def test_extension_limit():
 # Chains and cycles -----------------------------------------------------------------------
 
 
-def test_long_chain():
-    # Grounding cost grows steeply with argument depth (see the report), so the chain
-    # through clingo is kept moderate; the naming below is checked at depth 3,000.
+def _stack_depth() -> int:
+    frame, depth = sys._getframe(), 0
+    while frame is not None:
+        frame, depth = frame.f_back, depth + 1
+    return depth
+
+
+def test_long_chain_without_recursion():
+    # Grounding time grows about cubically with argument depth (clingo hashes nested argument
+    # terms in full: ~2 s at depth 200, ~6 s at 300), so the chain is kept moderate; instead
+    # the recursion limit is lowered well below its depth while solving and reporting, so any
+    # recursion per level of nesting would raise RecursionError.
     length = 200
     text = "[premise: a0]\n" + "".join(
         f"[defeasible r{i}: a{i} => a{i + 1}]\n" for i in range(length)
     )
-    solution = solve(parse_theory(text))
+    theory = parse_theory(text)
+    end_literal = lit(f"a{length}")
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(_stack_depth() + 60)
+    try:
+        solution = solve(theory)
+        record = json.loads(json.dumps(as_record(solution, "chain.arg", [end_literal])))
+        text_report = summary(solution, "chain.arg", [end_literal])
+    finally:
+        sys.setrecursionlimit(limit)
     assert len(solution.arguments) == length + 1
-    assert solution.status(lit(f"a{length}")) == "justified"
-    (end,) = solution.arguments_for(lit(f"a{length}"))
+    assert solution.status(end_literal) == "justified"
+    (end,) = solution.arguments_for(end_literal)
     assert end.name == "".join(f"r{i}(" for i in reversed(range(length))) + "a0" + ")" * length
-    record = as_record(solution, "chain.arg")
-    assert json.loads(json.dumps(record))["statuses"][f"a{length}"] == "justified"
-
-
-def test_deep_argument_names_do_not_recurse():
-    depth = 3000
-    symbol = clingo.Function("prem", [clingo.Function("pos", [clingo.String("a0")])])
-    for i in range(depth):
-        items = clingo.Function("c", [symbol, clingo.Function("nil")])
-        symbol = clingo.Function("app", [clingo.String(f"r{i}"), items])
-    names = _argument_names([symbol])
-    assert len(names) == depth + 1
-    assert names[symbol].startswith(f"r{depth - 1}(r{depth - 2}(")
-    assert names[symbol].endswith("(a0" + ")" * depth)
+    assert end.subarguments == (
+        "".join(f"r{i}(" for i in reversed(range(length - 1))) + "a0" + ")" * (length - 1),
+    )
+    assert record["statuses"][f"a{length}"] == "justified"
+    assert record["explanations"][f"a{length}"][0] == (
+        f"a{length} is justified: argument {end.name} is in the grounded extension"
+    )
+    assert f"a{length} is justified" in text_report
 
 
 def test_cycle_of_rules_terminates():
@@ -335,7 +374,9 @@ def test_cli_reports_limit_exceeded_as_exit_2(tmp_path, capsys):
     assert "Traceback" not in err
 
     started = time.monotonic()
-    code = main(["check", "--json", str(path), "--time-limit", "0.5", "--max-arguments", "10**9"])
+    code = main(
+        ["check", "--json", str(path), "--time-limit", "0.5", "--max-arguments", str(10**9)]
+    )
     assert code == 2
     out, err = capsys.readouterr()
     assert time.monotonic() - started < PROMPT
@@ -361,7 +402,7 @@ def test_cli_refuses_a_huge_file(tmp_path, capsys):
     assert main(["check", str(path)]) == 2
     out, err = capsys.readouterr()
     assert out == ""
-    assert err.startswith(f"{path}: input has 4,000,014 characters; the limit is 4,000,000")
+    assert err.startswith(f"{path}: input has 4,000,013 characters; the limit is 4,000,000")
     assert "Traceback" not in err
 
 
