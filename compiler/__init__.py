@@ -2,6 +2,16 @@
 
 from argc.compiler.control import LimitExceeded, Limits
 from argc.compiler.solution import Acceptance, Argument, Attack, Solution
-from argc.compiler.solve import solve
+from argc.compiler.solve import QueryResult, query, solve
 
-__all__ = ["Acceptance", "Argument", "Attack", "LimitExceeded", "Limits", "Solution", "solve"]
+__all__ = [
+    "Acceptance",
+    "Argument",
+    "Attack",
+    "LimitExceeded",
+    "Limits",
+    "QueryResult",
+    "Solution",
+    "query",
+    "solve",
+]

@@ -7,14 +7,15 @@ import json
 import sys
 from collections.abc import Sequence
 
-from argc.compiler.control import LimitExceeded, Limits
+from argc.compiler.control import LimitExceeded, Limits, ProgramError
 from argc.compiler.report import as_record, summary
-from argc.compiler.solve import solve
+from argc.compiler.solve import query, solve
 from argc.dsl.errors import InputError
 from argc.dsl.ir import PRINCIPLES, READINGS, SEMANTICS, SET_COMPARISONS, Literal, Ordering
-from argc.dsl.parser import read_theory
+from argc.dsl.parser import read_text, read_theory
 
 EXIT_OK, EXIT_INCONSISTENT, EXIT_INPUT_ERROR = 0, 1, 2
+EXIT_UNSATISFIABLE = 1
 
 
 def _literal(text: str) -> Literal:
@@ -35,13 +36,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Solve each .arg file; flags override the file's header directives.",
     )
     check.add_argument("files", nargs="+", metavar="FILE")
-    check.add_argument("--ordering", choices=PRINCIPLES, help="default: last-link")
-    check.add_argument("--set", choices=SET_COMPARISONS, help="default: elitist")
-    check.add_argument(
-        "--comparison",
-        choices=READINGS,
-        help="set comparison reading: pyarg (strict element-wise, default) or mp2013",
-    )
+    _add_ordering(check)
     check.add_argument("--semantics", choices=SEMANTICS, help="default: grounded")
     check.add_argument("--json", action="store_true", help="one JSON object per file per line")
     check.add_argument(
@@ -52,9 +47,34 @@ def _parser() -> argparse.ArgumentParser:
         metavar="LITERAL",
         help="explain why LITERAL has its status (repeatable; write --explain=-a for -a)",
     )
-    check.add_argument("--time-limit", type=float, default=60.0, metavar="SECONDS")
-    check.add_argument("--max-arguments", type=int, default=Limits.arguments, metavar="N")
+    _add_limits(check)
+    ask = commands.add_parser(
+        "query",
+        help="run an ASP query over a theory's solved model and print the atoms it shows",
+        description="Ground QUERY.lp over the solved model (grounded semantics; predicates as"
+        " in docs/encodings.md, plus argument_name/2) and print its shown atoms, one per line;"
+        " exit code 1 when its constraints are unsatisfiable.",
+    )
+    ask.add_argument("theory", metavar="THEORY.arg")
+    ask.add_argument("program", metavar="QUERY.lp")
+    _add_ordering(ask)
+    _add_limits(ask)
     return parser
+
+
+def _add_ordering(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--ordering", choices=PRINCIPLES, help="default: last-link")
+    parser.add_argument("--set", choices=SET_COMPARISONS, help="default: elitist")
+    parser.add_argument(
+        "--comparison",
+        choices=READINGS,
+        help="set comparison reading: pyarg (strict element-wise, default) or mp2013",
+    )
+
+
+def _add_limits(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--time-limit", type=float, default=60.0, metavar="SECONDS")
+    parser.add_argument("--max-arguments", type=int, default=Limits.arguments, metavar="N")
 
 
 def _ordering(args: argparse.Namespace, header: Ordering | None) -> Ordering:
@@ -66,8 +86,12 @@ def _ordering(args: argparse.Namespace, header: Ordering | None) -> Ordering:
     )
 
 
+def _limits(args: argparse.Namespace) -> Limits:
+    return Limits(seconds=args.time_limit, arguments=args.max_arguments)
+
+
 def _check_file(path: str, args: argparse.Namespace) -> int:
-    limits = Limits(seconds=args.time_limit, arguments=args.max_arguments)
+    limits = _limits(args)
     try:
         theory = read_theory(path)
         solution = solve(
@@ -89,13 +113,36 @@ def _check_file(path: str, args: argparse.Namespace) -> int:
     return EXIT_OK if solution.consistent else EXIT_INCONSISTENT
 
 
+def _query(args: argparse.Namespace) -> int:
+    try:
+        theory = read_theory(args.theory)
+        program = read_text(args.program)
+        result = query(
+            theory, program, ordering=_ordering(args, theory.ordering), limits=_limits(args)
+        )
+    except InputError as error:
+        print(error, file=sys.stderr)
+        return EXIT_INPUT_ERROR
+    except LimitExceeded as error:
+        print(f"{args.theory}: {error}", file=sys.stderr)
+        return EXIT_INPUT_ERROR
+    except ProgramError as error:
+        print(str(error).replace("<block>", args.program), file=sys.stderr)
+        return EXIT_INPUT_ERROR
+    if not result.satisfiable:
+        print("UNSATISFIABLE")
+        return EXIT_UNSATISFIABLE
+    for symbol in result.shown:
+        print(symbol)
+    return EXIT_OK
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `argc` console script; returns the exit code."""
     args = _parser().parse_args(argv)
     if args.command == "check":
-        codes = [_check_file(path, args) for path in args.files]
-        return max(codes)
-    raise AssertionError(args.command)
+        return max(_check_file(path, args) for path in args.files)
+    return _query(args)
 
 
 if __name__ == "__main__":

@@ -18,6 +18,10 @@ class LimitExceeded(ArgcError):
     """Solving stopped at its time, argument, attack or extension limit."""
 
 
+class ProgramError(ArgcError):
+    """An ASP program given by a user (a query) does not parse or ground."""
+
+
 @dataclass(frozen=True)
 class Limits:
     """Bounds on one solve. Exceeding any raises LimitExceeded with the reason."""
@@ -94,10 +98,6 @@ def _parsed(name: str) -> tuple[ast.AST, ...]:
     return tuple(statements)
 
 
-def _silent(_code: clingo.MessageCode, _message: str) -> None:
-    """clingo's messages (e.g. domRec notes on trivial programs) are not for users."""
-
-
 class Session:
     """A Control for one theory: grounding and enumeration, each within the limits."""
 
@@ -107,8 +107,15 @@ class Session:
         arguments = ["--warn=none", "--models=0"]
         if maximal_sets:
             arguments += ["--heuristic=Domain", "--enum-mode=domRec"]
-        self.control = clingo.Control(arguments, logger=_silent)
+        self.errors: list[str] = []
+        self.control = clingo.Control(arguments, logger=self._log)
         self.budget = Budget(limits, self.deadline)
+
+    def _log(self, _code: clingo.MessageCode, message: str) -> None:
+        """Keep clingo's error messages for ProgramError; its notes and warnings (e.g. on
+        trivial domRec programs) are not for users."""
+        if "error" in message:
+            self.errors.append(message.strip())
 
     def load(self, encodings: Sequence[str]) -> None:
         """Add encodings (by name, pre-parsed) to the program."""
@@ -120,16 +127,18 @@ class Session:
     def ground(self, parts: Sequence[tuple[str, str]]) -> None:
         """Add `(part, text)` programs and ground those parts (and `base` on the first call)."""
         names = []
-        for part, text in parts:
-            self.control.add(part, [], text)
-            if part not in names:
-                names.append(part)
         budget = self.budget
         try:
+            for part, text in parts:
+                self.control.add(part, [], text)
+                if part not in names:
+                    names.append(part)
             self.control.ground([(name, []) for name in names], context=budget)
         except RuntimeError:
             if budget.exceeded is not None:
                 raise budget.exceeded from None
+            if self.errors:
+                raise ProgramError("\n".join(self.errors)) from None
             raise
         self.deadline.check()
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 import clingo
 
@@ -131,18 +132,9 @@ class _Reader:
         return dict(sorted(found.items(), key=lambda item: str(item[0])))
 
 
-def solve(
-    theory: Theory,
-    *,
-    ordering: Ordering | None = None,
-    semantics: str | None = None,
-    limits: Limits | None = None,
-) -> Solution:
-    """Solve a theory under an ordering and a semantics.
-
-    Defaults come from the theory's header directives, then last-link elitist and grounded.
-    Raises LimitExceeded when the time, argument, attack or extension limit is hit.
-    """
+def _solve(
+    theory: Theory, ordering: Ordering | None, semantics: str | None, limits: Limits | None
+) -> tuple[Session, _Reader, Solution]:
     ordering = ordering or theory.ordering or Ordering()
     semantics = semantics or theory.semantics or "grounded"
     if semantics not in SEMANTICS_ENCODINGS:
@@ -173,4 +165,53 @@ def solve(
         consistent=not session.atoms("inconsistent", 0),
     )
     solution.timings.update(ground=grounded_at - started, total=time.perf_counter() - started)
-    return solution
+    return session, reader, solution
+
+
+def solve(
+    theory: Theory,
+    *,
+    ordering: Ordering | None = None,
+    semantics: str | None = None,
+    limits: Limits | None = None,
+) -> Solution:
+    """Solve a theory under an ordering and a semantics.
+
+    Defaults come from the theory's header directives, then last-link elitist and grounded.
+    Raises LimitExceeded when the time, argument, attack or extension limit is hit.
+    """
+    return _solve(theory, ordering, semantics, limits)[2]
+
+
+@dataclass(frozen=True)
+class QueryResult:
+    """An ASP query run over a theory's solved model (grounded semantics): whether its
+    constraints hold, and the atoms it shows (sorted; empty when unsatisfiable)."""
+
+    solution: Solution
+    satisfiable: bool
+    shown: tuple[clingo.Symbol, ...]
+
+
+def query(
+    theory: Theory,
+    program: str,
+    *,
+    ordering: Ordering | None = None,
+    limits: Limits | None = None,
+) -> QueryResult:
+    """Run `program` over the solved model of `theory`.
+
+    The program sees every predicate of the encodings (docs/encodings.md) as facts, plus
+    `argument_name(A, Name)` giving each argument number its canonical name. Its integrity
+    constraints act as a gate (unsatisfiable: `satisfiable` is False); its `#show`
+    statements choose the atoms returned.
+    """
+    session, reader, solution = _solve(theory, ordering, "grounded", limits)
+    names = "".join(f'argument_name({number},"{name}").\n' for number, name in reader.names.items())
+    session.ground([("query", names), ("query", program)])
+    session.control.configuration.solve.models = 1
+    models = session.models(lambda model: frozenset(model.symbols(shown=True)), what="models")
+    if not models:
+        return QueryResult(solution, False, ())
+    return QueryResult(solution, True, tuple(sorted(models[0])))

@@ -201,8 +201,8 @@ def parse_intervention(text: str, filename: str = "<intervention>") -> list[Dire
     return parse_directives(text, filename)
 
 
-def read_theory(path: str | Path) -> Theory:
-    """Read and parse a `.arg` file; unreadable files raise InputError too."""
+def read_text(path: str | Path) -> str:
+    """Read a UTF-8 text file of bounded size; any failure is an InputError naming the file."""
     name = str(path)
     try:
         raw = Path(path).read_bytes()
@@ -215,9 +215,13 @@ def read_theory(path: str | Path) -> Theory:
             filename=name,
         )
     try:
-        text = raw.decode("utf-8")
+        return raw.decode("utf-8")
     except UnicodeDecodeError as error:
         raise InputError(
             f"not UTF-8 text (byte {error.start} cannot be decoded)", filename=name
         ) from None
-    return parse_theory(text, name)
+
+
+def read_theory(path: str | Path) -> Theory:
+    """Read and parse a `.arg` file; unreadable files raise InputError too."""
+    return parse_theory(read_text(path), str(path))

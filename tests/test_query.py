@@ -1,0 +1,66 @@
+"""ASP queries over a solved theory: the `query` API and `argc query`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from argc.compiler import query
+from argc.compiler.cli import main
+from argc.compiler.control import ProgramError
+from argc.dsl import parse_theory
+
+THEORY = """
+[premise: a]
+[premise: c]
+[defeasible d1: a => b]
+[defeasible u: c => -d1]
+"""
+
+STATUS_QUERY = """
+status(L, justified) :- justified(L).
+status(L, overruled) :- overruled(L).
+#show status/2.
+#show in_grounded(N) : argument_name(A, N), grounded_in(A).
+"""
+
+
+def test_query_shows_atoms_over_the_solved_model() -> None:
+    result = query(parse_theory(THEORY), STATUS_QUERY)
+    shown = {str(symbol) for symbol in result.shown}
+    assert result.satisfiable
+    assert 'status(pos("b"),overruled)' in shown
+    assert 'status(neg("d1"),justified)' in shown
+    assert 'in_grounded("u(c)")' in shown
+    assert 'in_grounded("d1(a)")' not in shown
+    assert result.solution.grounded == {"a", "c", "u(c)"}
+
+
+def test_a_failing_constraint_is_unsatisfiable() -> None:
+    theory = parse_theory(THEORY)
+    assert not query(theory, ':- overruled(pos("b")).').satisfiable
+    assert query(theory, ':- justified(pos("b")).').satisfiable
+
+
+def test_a_broken_program_is_a_program_error() -> None:
+    with pytest.raises(ProgramError, match="syntax error"):
+        query(parse_theory(THEORY), "p(X) :- q(.")
+    with pytest.raises(ProgramError, match="unsafe"):
+        query(parse_theory(THEORY), "p(X) :- q(Y).")
+
+
+def test_cli_query(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    theory, program = tmp_path / "t.arg", tmp_path / "q.lp"
+    theory.write_text(THEORY, encoding="utf-8")
+    program.write_text(STATUS_QUERY, encoding="utf-8")
+    assert main(["query", str(theory), str(program)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert 'status(pos("b"),overruled)' in lines
+    assert lines == sorted(lines)
+    program.write_text(':- overruled(pos("b")).\n', encoding="utf-8")
+    assert main(["query", str(theory), str(program)]) == 1
+    assert capsys.readouterr().out.strip() == "UNSATISFIABLE"
+    program.write_text("p(X) :- q(.\n", encoding="utf-8")
+    assert main(["query", str(theory), str(program)]) == 2
+    assert f"{program}:1:" in capsys.readouterr().err
