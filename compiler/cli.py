@@ -1,11 +1,10 @@
-"""The `argc` command line."""
+"""The engine's commands: `argc check` and `argc query`."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
-from collections.abc import Sequence
 
 from argc.compiler.control import LimitExceeded, Limits, ProgramError
 from argc.compiler.report import as_record, summary
@@ -25,18 +24,16 @@ def _literal(text: str) -> Literal:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="argc", description="Compile ASPIC+ theories to ASP and solve them with clingo."
-    )
-    commands = parser.add_subparsers(dest="command", required=True)
+def register(commands: argparse._SubParsersAction) -> None:
+    """Add `check` and `query` to the `argc` command line."""
     check = commands.add_parser(
         "check",
         help="solve theories and report statuses, extensions and consistency",
         description="Solve each .arg file; flags override the file's header directives.",
     )
+    check.set_defaults(handler=_check)
     check.add_argument("files", nargs="+", metavar="FILE")
-    _add_ordering(check)
+    add_ordering(check)
     check.add_argument("--semantics", choices=SEMANTICS, help="default: grounded")
     check.add_argument("--json", action="store_true", help="one JSON object per file per line")
     check.add_argument(
@@ -55,14 +52,14 @@ def _parser() -> argparse.ArgumentParser:
         " in docs/encodings.md, plus argument_name/2) and print its shown atoms, one per line;"
         " exit code 1 when its constraints are unsatisfiable.",
     )
+    ask.set_defaults(handler=_query)
     ask.add_argument("theory", metavar="THEORY.arg")
     ask.add_argument("program", metavar="QUERY.lp")
-    _add_ordering(ask)
+    add_ordering(ask)
     _add_limits(ask)
-    return parser
 
 
-def _add_ordering(parser: argparse.ArgumentParser) -> None:
+def add_ordering(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ordering", choices=PRINCIPLES, help="default: last-link")
     parser.add_argument("--set", choices=SET_COMPARISONS, help="default: elitist")
     parser.add_argument(
@@ -137,13 +134,5 @@ def _query(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the `argc` console script; returns the exit code."""
-    args = _parser().parse_args(argv)
-    if args.command == "check":
-        return max(_check_file(path, args) for path in args.files)
-    return _query(args)
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+def _check(args: argparse.Namespace) -> int:
+    return max(_check_file(path, args) for path in args.files)

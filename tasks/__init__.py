@@ -1,1 +1,29 @@
-"""Reasoning tasks built on solved theories."""
+"""Reasoning tasks built on solved theories: generators, ASP gates and targets, prompts,
+answer grammars and scorers, registered by name."""
+
+from argc.tasks import status_query  # noqa: F401  (registers the task)
+from argc.tasks.framework import (
+    LEVELS,
+    REGISTRY,
+    GenerationFailed,
+    Instance,
+    Score,
+    Task,
+    generate,
+    get_task,
+    register,
+    score,
+)
+
+__all__ = [
+    "LEVELS",
+    "REGISTRY",
+    "GenerationFailed",
+    "Instance",
+    "Score",
+    "Task",
+    "generate",
+    "get_task",
+    "register",
+    "score",
+]

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from argc.compiler.cli import EXIT_INCONSISTENT, EXIT_INPUT_ERROR, EXIT_OK, main
+from argc.cli import main
+from argc.compiler.cli import EXIT_INCONSISTENT, EXIT_INPUT_ERROR, EXIT_OK
 
 RECORD_KEYS = {
     "file",

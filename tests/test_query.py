@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from argc.cli import main
 from argc.compiler import query
-from argc.compiler.cli import main
 from argc.compiler.control import ProgramError
 from argc.dsl import parse_theory
 

@@ -11,8 +11,8 @@ import time
 
 import pytest
 
+from argc.cli import main
 from argc.compiler import Argument, Attack, LimitExceeded, Limits, solve
-from argc.compiler.cli import main
 from argc.compiler.report import as_record, summary
 from argc.dsl import Literal, Ordering, parse_theory
 from argc.dsl.errors import ArgcError

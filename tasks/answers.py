@@ -1,0 +1,89 @@
+"""Reading untrusted answers: the last <answer> region, the answer grammars, and the F1
+measures shared by the scorers."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Hashable, Iterable
+from functools import cache
+from importlib.resources import files
+
+from lark import Lark, Transformer
+from lark.exceptions import LarkError, UnexpectedInput
+
+from argc.dsl.errors import ArgcError
+from argc.dsl.ir import Literal
+
+_ANSWER = re.compile(r"<answer>(.*?)</answer>", re.IGNORECASE | re.DOTALL)
+
+#: Longest answer region read; longer ones are unreadable (bounds parsing time).
+MAX_ANSWER_CHARS = 100_000
+
+
+class UnreadableAnswer(ArgcError):
+    """The answer region does not follow the task's answer format."""
+
+
+def answer_region(response: str) -> str | None:
+    """The text inside the last <answer>...</answer> region, or None when there is none."""
+    found = _ANSWER.findall(response)
+    return found[-1] if found else None
+
+
+@cache
+def _parser(start: str) -> Lark:
+    grammar = files("argc.tasks").joinpath("answers.lark").read_text(encoding="utf-8")
+    return Lark(grammar, start=start, parser="lalr")
+
+
+def _words(token: str) -> str:
+    return " ".join(token.lower().split())
+
+
+class _Entries(Transformer):
+    def claim(self, children):
+        return Literal(str(children[-1]), negated=len(children) == 2)
+
+    def status_line(self, children):
+        claim, status = children
+        return claim, _words(status)
+
+    def acceptance_line(self, children):
+        claim, mode, verdict = children
+        return (claim, _words(mode)), _words(verdict)
+
+    def status_map(self, lines):
+        return [line for line in lines if line is not None]
+
+    acceptance_map = status_map
+
+
+def read_entries(answer: str, start: str) -> list[tuple[Hashable, str]]:
+    """Parse an answer region with the grammar rule `start` into (key, value) entries."""
+    text = answer.strip()
+    if len(text) > MAX_ANSWER_CHARS:
+        raise UnreadableAnswer(f"answer longer than {MAX_ANSWER_CHARS:,} characters")
+    try:
+        return _Entries().transform(_parser(start).parse(text))
+    except UnexpectedInput as error:
+        line = text.splitlines()[error.line - 1] if error.line and error.line > 0 else ""
+        raise UnreadableAnswer(f"line {error.line}: cannot read {line.strip()!r}") from None
+    except (LarkError, ValueError) as error:
+        raise UnreadableAnswer(str(error)) from None
+
+
+def pair_f1(entries: Iterable[tuple[Hashable, str]], gold: dict) -> tuple[float, bool]:
+    """Key–value pair F1 and exact equality. A key given contradictory values is wrong."""
+    values: dict[Hashable, set[str]] = defaultdict(set)
+    for key, value in entries:
+        values[key].add(value)
+    predicted = {key: found.pop() for key, found in values.items() if len(found) == 1}
+    true_positives = sum(1 for key, value in predicted.items() if gold.get(key) == value)
+    exact = len(predicted) == len(values) and predicted == gold
+    if not values or not gold:
+        return (1.0 if exact else 0.0), exact
+    precision, recall = true_positives / len(values), true_positives / len(gold)
+    if true_positives == 0:
+        return 0.0, exact
+    return 2 * precision * recall / (precision + recall), exact

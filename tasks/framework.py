@@ -1,0 +1,219 @@
+"""The task framework: a task is a generator of candidate theories, an ASP query over the
+solved model (gates as integrity constraints, the gold target as `#show`), a prompt, an
+answer reader and a scorer. Generation is deterministic in (task, level, ordering, seed)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from abc import ABC, abstractmethod
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from functools import cached_property
+from importlib.resources import files
+from typing import Any, ClassVar
+
+from argc.compiler import LimitExceeded, Limits, QueryResult, query
+from argc.dsl.errors import ArgcError
+from argc.dsl.ir import Ordering, Theory
+from argc.dsl.parser import parse_theory
+from argc.tasks.answers import answer_region
+
+LEVELS = tuple(range(1, 16))
+
+#: Limits for solving generated candidates; a candidate that hits them is rejected.
+GENERATION_LIMITS = Limits(seconds=10.0, arguments=5_000)
+
+
+class GenerationFailed(ArgcError):
+    """No candidate passed the gates within the attempt bound."""
+
+
+@dataclass(frozen=True)
+class Score:
+    """A scored response: native score in [0, 1], complete success, and why."""
+
+    native: float
+    success: bool
+    reason: str
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A generated theory before the gates, with task-specific parameters (JSON values)."""
+
+    theory: Theory
+    params: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Instance:
+    """One task instance, as written to JSONL: everything a scorer needs is stored here."""
+
+    id: str
+    task: str
+    level: int
+    ordering: str
+    set: str
+    seed: int
+    theory: str
+    prompt: str
+    reference: str
+    target: Any
+    meta: dict[str, Any]
+
+    @property
+    def strength(self) -> Ordering:
+        """The argument ordering the instance is evaluated under."""
+        return Ordering(self.ordering, self.set)
+
+    @cached_property
+    def parsed_theory(self) -> Theory:
+        return parse_theory(self.theory, f"<{self.id}>")
+
+    def record(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def to_json(self) -> str:
+        """One canonical JSON line (sorted keys): byte-identical for identical instances."""
+        return json.dumps(self.record(), sort_keys=True, ensure_ascii=False)
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> Instance:
+        names = cls.__dataclass_fields__
+        return cls(**{name: record[name] for name in names})
+
+
+class Task(ABC):
+    """A reasoning task. Subclasses set `name` and implement the abstract methods; the ASP
+    query lives beside the module in `tasks/<name>.lp`."""
+
+    name: ClassVar[str]
+    #: Most candidates tried per instance before GenerationFailed.
+    attempts: ClassVar[int] = 400
+
+    @cached_property
+    def program(self) -> str:
+        """The task's ASP query: gates and the gold target over the solved model."""
+        return files("argc.tasks").joinpath(f"{self.name}.lp").read_text(encoding="utf-8")
+
+    @abstractmethod
+    def candidate(self, rng: random.Random, level: int) -> Candidate:
+        """A candidate theory for a curriculum level."""
+
+    def gate_program(self, candidate: Candidate) -> str:
+        """The query for a candidate (the task's program plus candidate-specific facts)."""
+        return self.program
+
+    @abstractmethod
+    def target(self, candidate: Candidate, result: QueryResult, ordering: Ordering) -> Any:
+        """The gold target (JSON value) from the query's shown atoms, or None to reject."""
+
+    @abstractmethod
+    def prompt(self, candidate: Candidate, target: Any, ordering: Ordering) -> str:
+        """The prompt shown to the model."""
+
+    @abstractmethod
+    def reference(self, target: Any) -> str:
+        """A reference answer (the text inside <answer>) that scores complete success."""
+
+    @abstractmethod
+    def score_answer(self, instance: Instance, answer: str) -> Score:
+        """Score the text of the last <answer> region against the instance's target."""
+
+    def parameters(self, level: int) -> dict[str, Any]:
+        """The curriculum parameters of a level (documented in docs/curriculum.md)."""
+        return {}
+
+
+REGISTRY: dict[str, Task] = {}
+
+
+def register(cls: type[Task]) -> type[Task]:
+    """Class decorator: make a task available by name."""
+    REGISTRY[cls.name] = cls()
+    return cls
+
+
+def get_task(name: str) -> Task:
+    try:
+        return REGISTRY[name]
+    except KeyError:
+        raise ArgcError(f"unknown task '{name}'; known: {', '.join(sorted(REGISTRY))}") from None
+
+
+def instance_rng(task: str, level: int, ordering: Ordering, seed: int) -> random.Random:
+    """The generator's random source: a hash of the coordinates, the same on every machine."""
+    key = f"argc/{task}/{level}/{ordering.principle}/{ordering.set_comparison}/{seed}"
+    return random.Random(int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big"))
+
+
+def instance_id(task: str, level: int, ordering: Ordering, seed: int) -> str:
+    return f"{task}-L{level:02d}-{ordering.principle}-{ordering.set_comparison}-{seed}"
+
+
+def generate(task_name: str, level: int, ordering: Ordering, seed: int) -> Instance:
+    """The instance of a task for (level, ordering, seed); candidates failing a gate are
+    rejected and counted in `meta["rejections"]`."""
+    task = get_task(task_name)
+    if level not in LEVELS:
+        raise ArgcError(f"level must be between 1 and {LEVELS[-1]}, not {level}")
+    rng = instance_rng(task.name, level, ordering, seed)
+    rejections: Counter[str] = Counter()
+    for _ in range(task.attempts):
+        candidate = task.candidate(rng, level)
+        try:
+            result = query(
+                candidate.theory,
+                task.gate_program(candidate),
+                ordering=ordering,
+                limits=GENERATION_LIMITS,
+            )
+        except LimitExceeded:
+            rejections["limits"] += 1
+            continue
+        if not result.satisfiable:
+            rejections["gate"] += 1
+            continue
+        target = task.target(candidate, result, ordering)
+        if target is None:
+            rejections["target"] += 1
+            continue
+        return Instance(
+            id=instance_id(task.name, level, ordering, seed),
+            task=task.name,
+            level=level,
+            ordering=ordering.principle,
+            set=ordering.set_comparison,
+            seed=seed,
+            theory=candidate.theory.to_text(),
+            prompt=task.prompt(candidate, target, ordering),
+            reference=task.reference(target),
+            target=target,
+            meta={
+                "params": candidate.params,
+                "curriculum": task.parameters(level),
+                "rejections": dict(sorted(rejections.items())),
+                "attempts": sum(rejections.values()) + 1,
+                "arguments": len(result.solution.arguments),
+                "defeats": len(result.solution.defeats),
+            },
+        )
+    raise GenerationFailed(
+        f"{task.name} level {level} {ordering} seed {seed}: no candidate passed the gates in"
+        f" {task.attempts} attempts ({dict(rejections)})"
+    )
+
+
+def score(instance: Instance, response: str) -> Score:
+    """Score an untrusted response: never raises; a response without <answer> scores 0."""
+    answer = answer_region(response)
+    if answer is None:
+        return Score(0.0, False, "no <answer>...</answer> region")
+    try:
+        return get_task(instance.task).score_answer(instance, answer)
+    except ArgcError as error:
+        return Score(0.0, False, f"unscorable: {error}")
+    except Exception as error:  # noqa: BLE001 - a scorer must never raise on model output
+        return Score(0.0, False, f"scorer error: {type(error).__name__}: {error}")
