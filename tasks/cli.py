@@ -15,7 +15,16 @@ from tqdm import tqdm
 
 from argc.dsl.errors import ArgcError, InputError
 from argc.dsl.ir import PRINCIPLES, SET_COMPARISONS, Ordering
-from argc.tasks.framework import LEVELS, REGISTRY, Instance, Score, generate, score
+from argc.tasks.framework import (
+    LEVELS,
+    REGISTRY,
+    Instance,
+    Score,
+    generate,
+    get_task,
+    load_tasks,
+    score,
+)
 
 EXIT_OK, EXIT_INPUT_ERROR = 0, 2
 
@@ -30,13 +39,14 @@ def register(commands: argparse._SubParsersAction) -> None:
         " FILE.partial.",
     )
     make.set_defaults(handler=_generate)
-    make.add_argument("task", choices=sorted(REGISTRY))
+    make.add_argument("task", help=f"one of {', '.join(sorted(REGISTRY))}, or a loaded task")
     make.add_argument("--level", type=int, required=True, choices=LEVELS, metavar="1..15")
     make.add_argument("--ordering", choices=PRINCIPLES, default="last-link")
     make.add_argument("--set", choices=SET_COMPARISONS, default="elitist")
     make.add_argument("--seed", type=int, default=0)
     make.add_argument("--count", type=int, default=1)
     make.add_argument("--out", type=Path, metavar="FILE.jsonl")
+    _add_load(make)
     grade = commands.add_parser(
         "score",
         help="score predictions against instances",
@@ -47,6 +57,23 @@ def register(commands: argparse._SubParsersAction) -> None:
     grade.add_argument("instances", type=Path, metavar="INSTANCES.jsonl")
     grade.add_argument("predictions", type=Path, metavar="PREDICTIONS.jsonl")
     grade.add_argument("--out", type=Path, metavar="RESULTS.jsonl")
+    _add_load(grade)
+
+
+def _add_load(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--load",
+        action="append",
+        default=[],
+        type=Path,
+        metavar="TASKS.py",
+        help="import a Python file that registers more tasks (repeatable)",
+    )
+
+
+def _load(args: argparse.Namespace) -> None:
+    for path in args.load:
+        load_tasks(path)
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
@@ -92,6 +119,12 @@ def _resumable(partial: Path | None) -> dict[int, str]:
 
 
 def _generate(args: argparse.Namespace) -> int:
+    try:
+        _load(args)
+        get_task(args.task)
+    except ArgcError as error:
+        print(f"argc generate: {error}", file=sys.stderr)
+        return EXIT_INPUT_ERROR
     ordering = Ordering(args.ordering, args.set)
     seeds = range(args.seed, args.seed + args.count)
     partial = args.out.with_name(args.out.name + ".partial") if args.out else None
@@ -119,11 +152,12 @@ def _generate(args: argparse.Namespace) -> int:
 
 def _score(args: argparse.Namespace) -> int:
     try:
+        _load(args)
         instances = [Instance.from_record(row) for row in read_jsonl(args.instances)]
         predictions = {
             str(row.get("id")): str(row.get("response", "")) for row in read_jsonl(args.predictions)
         }
-    except (InputError, KeyError, TypeError) as error:
+    except (ArgcError, KeyError, TypeError) as error:
         print(f"argc score: {error}", file=sys.stderr)
         return EXIT_INPUT_ERROR
     rows, table = [], defaultdict(list)

@@ -5,6 +5,7 @@ answer reader and a scorer. Generation is deterministic in (task, level, orderin
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import random
 from abc import ABC, abstractmethod
@@ -12,6 +13,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from importlib.resources import files
+from pathlib import Path
 from typing import Any, ClassVar
 
 from argc.compiler import LimitExceeded, Limits, QueryResult, query
@@ -92,10 +94,14 @@ class Task(ABC):
     name: ClassVar[str]
     #: Most candidates tried per instance before GenerationFailed.
     attempts: ClassVar[int] = 400
+    #: The query file of a task defined outside the package (default: `tasks/<name>.lp`).
+    program_file: ClassVar[Path | None] = None
 
     @cached_property
     def program(self) -> str:
         """The task's ASP query: gates and the gold target over the solved model."""
+        if self.program_file is not None:
+            return Path(self.program_file).read_text(encoding="utf-8")
         return files("argc.tasks").joinpath(f"{self.name}.lp").read_text(encoding="utf-8")
 
     @abstractmethod
@@ -134,6 +140,18 @@ def register(cls: type[Task]) -> type[Task]:
     """Class decorator: make a task available by name."""
     REGISTRY[cls.name] = cls()
     return cls
+
+
+def load_tasks(path: str | Path) -> None:
+    """Import a Python file that defines and registers tasks (`argc generate --load`)."""
+    spec = importlib.util.spec_from_file_location(f"argc_user_tasks.{Path(path).stem}", path)
+    if spec is None or spec.loader is None:
+        raise ArgcError(f"{path}: not a Python file")
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+    except OSError as error:
+        raise ArgcError(f"{path}: cannot load tasks: {error}") from None
 
 
 def get_task(name: str) -> Task:
