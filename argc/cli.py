@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from argc.compiler import cli as engine_cli
 from argc.tasks import cli as tasks_cli
+from argc.tasks import curriculum
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -20,6 +21,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     engine_cli.register(commands)
     tasks_cli.register(commands)
+    curriculum.register(commands)
     args = parser.parse_args(argv)
     return args.handler(args)
 

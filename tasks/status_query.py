@@ -25,7 +25,7 @@ def shape(level: int) -> Shape:
         defenders=level // 4,
         contested=1 + level // 8,
         preferences=level // 3,
-        strict_share=min(0.05 * level, 0.4),
+        strict_share=round(min(0.05 * level, 0.4), 2),
         axiom_share=0.1,
         distractors=level // 2,
     )

@@ -1,0 +1,138 @@
+"""`argc curriculum`: measured structural statistics per task and level, as a Markdown report.
+
+For every task and level it generates instances (cycling through the four orderings), solves
+each theory once more and averages what the curriculum is meant to vary. Results per
+(task, level) are kept in FILE.partial.json so that an interrupted run resumes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+from itertools import cycle
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from argc.compiler import Solution, solve
+from argc.dsl.ir import Ordering
+from argc.tasks.framework import LEVELS, REGISTRY, Instance, generate, get_task
+
+ORDERINGS = [
+    Ordering(principle, comparison)
+    for principle in ("last-link", "weakest-link")
+    for comparison in ("elitist", "democratic")
+]
+COLUMNS = {
+    "directives": "directives",
+    "arguments": "arguments",
+    "defeats": "defeats",
+    "depth": "depth",
+    "undermine": "undermines",
+    "rebut": "rebuts",
+    "undercut": "undercuts",
+    "strict": "strict rules",
+    "preferences": "preferences",
+    "rejected": "rejected candidates",
+}
+
+
+def _depth(solution: Solution) -> int:
+    """The most rule applications on a branch of any argument."""
+    heights: dict[str, int] = {}
+    for name in sorted(solution.arguments, key=len):  # sub-argument names are shorter
+        argument = solution.arguments[name]
+        heights[name] = 1 + max((heights[sub] for sub in argument.subarguments), default=-1)
+    return max(heights.values(), default=0)
+
+
+def measure(instance: Instance) -> dict[str, float]:
+    """Structural statistics of one instance's theory."""
+    theory = instance.parsed_theory
+    solution = solve(theory, ordering=instance.strength)
+    kinds = solution.attacks_by_kind()
+    return {
+        "directives": len(list(theory.without_header().directives())),
+        "arguments": len(solution.arguments),
+        "defeats": len(solution.defeats),
+        "depth": _depth(solution),
+        **kinds,
+        "strict": len(theory.strict_rules),
+        "preferences": len(theory.rule_preferences) + len(theory.premise_preferences),
+        "rejected": sum(instance.meta.get("rejections", {}).values()),
+    }
+
+
+def cell_statistics(task: str, level: int, count: int) -> dict[str, float]:
+    """Mean statistics over `count` instances of a task level."""
+    rows = [
+        measure(generate(task, level, ordering, seed))
+        for seed, ordering in zip(range(count), cycle(ORDERINGS), strict=False)
+    ]
+    return {key: round(statistics.fmean(row[key] for row in rows), 1) for key in COLUMNS}
+
+
+def report(results: dict[str, dict[str, dict[str, float]]], count: int) -> str:
+    lines = [
+        "# Curriculum",
+        "",
+        "Measured with `argc curriculum --instances "
+        f"{count} --out docs/curriculum.md`: for each task and level, the mean over {count}"
+        " generated instances (seeds 0.., the four orderings in turn) of the theory's size and"
+        " structure. *depth* is the most rule applications on a branch of an argument;"
+        " attacks are counted per attacked argument and sub-argument; *rejected* is the number"
+        " of candidates the gates rejected per accepted instance.",
+    ]
+    for task in sorted(results):
+        lines += ["", f"## {task}", "", "Parameters per level:", ""]
+        parameters = [get_task(task).parameters(level) for level in LEVELS]
+        keys = sorted({key for entry in parameters for key in entry})
+        lines.append("| level | " + " | ".join(keys) + " |")
+        lines.append("|---" * (len(keys) + 1) + "|")
+        for level, entry in zip(LEVELS, parameters, strict=True):
+            lines.append(f"| {level} | " + " | ".join(str(entry.get(k, "")) for k in keys) + " |")
+        lines += ["", "Measured:", ""]
+        lines.append("| level | " + " | ".join(COLUMNS.values()) + " |")
+        lines.append("|---" * (len(COLUMNS) + 1) + "|")
+        for level in LEVELS:
+            row = results[task][str(level)]
+            lines.append(f"| {level} | " + " | ".join(f"{row[k]:g}" for k in COLUMNS) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    """Add `curriculum` to the `argc` command line."""
+    parser = commands.add_parser(
+        "curriculum",
+        help="measure structural statistics per task and level (Markdown)",
+        description=__doc__,
+    )
+    parser.set_defaults(handler=_run)
+    parser.add_argument("--instances", type=int, default=50, help="per task and level")
+    parser.add_argument("--tasks", nargs="+", choices=sorted(REGISTRY), default=sorted(REGISTRY))
+    parser.add_argument("--out", type=Path, default=Path("curriculum.md"), metavar="FILE.md")
+
+
+def _run(args: argparse.Namespace) -> int:
+    partial = args.out.with_name(args.out.name + ".partial.json")
+    results: dict[str, Any] = {}
+    if partial.exists():
+        results = json.loads(partial.read_text(encoding="utf-8"))
+    cells = [(task, level) for task in args.tasks for level in LEVELS]
+    for task, level in tqdm(cells, desc="curriculum"):
+        if str(level) in results.get(task, {}):
+            continue
+        results.setdefault(task, {})[str(level)] = cell_statistics(task, level, args.instances)
+        _write_atomically(partial, json.dumps(results))
+    _write_atomically(args.out, report(results, args.instances))
+    partial.unlink()
+    return 0
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_text(text, encoding="utf-8")
+    os.replace(temporary, path)
