@@ -1,4 +1,4 @@
-"""One clingo Control under time, argument, attack and extension limits."""
+"""One clingo Control under time, argument and extension limits."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from argc.dsl.errors import ArgcError
 
 
 class LimitExceeded(ArgcError):
-    """Solving stopped at its time, argument, attack or extension limit."""
+    """Solving stopped at its time, argument or extension limit."""
 
 
 class ProgramError(ArgcError):
@@ -28,7 +28,6 @@ class Limits:
 
     seconds: float = 30.0
     arguments: int = 20_000
-    attacks: int = 2_000_000
     extensions: int = 10_000
 
 
@@ -47,14 +46,13 @@ class _Deadline:
 
 class Budget:
     """The grounding callbacks the encodings call: they number arguments and enforce the
-    argument and attack limits and the deadline while the grounder runs."""
+    argument limit and the deadline while the grounder runs."""
 
     def __init__(self, limits: Limits, clock: _Deadline) -> None:
         self.limits = limits
         self.clock = clock
         self.numbers: dict[clingo.Symbol, clingo.Symbol] = {}
         self.structures: list[clingo.Symbol] = []
-        self.attack_keys: set[tuple[clingo.Symbol, ...]] = set()
         self.exceeded: LimitExceeded | None = None
 
     def _fail(self, reason: str) -> None:
@@ -78,13 +76,6 @@ class Budget:
             self.structures.append(structure)
             number = self.numbers[structure] = clingo.Number(len(self.structures))
         return number
-
-    def attack_budget(self, *attack: clingo.Symbol) -> clingo.Symbol:
-        """`@attack_budget(A, C, B, K) = 1`: counts distinct attack records."""
-        self.attack_keys.add(attack)
-        if len(self.attack_keys) > self.limits.attacks:
-            self._fail(f"the theory has more than {self.limits.attacks:,} attacks")
-        return self.deadline(attack[0])
 
 
 _ONE = clingo.Number(1)

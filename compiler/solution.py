@@ -52,20 +52,45 @@ class Solution:
     """A theory solved under an ordering and a semantics.
 
     `statuses` are grounded claim statuses whatever the semantics; `extensions` are the
-    extensions of `semantics` (empty when none exists).
+    extensions of `semantics` (empty when none exists). `direct_attacks` are the attacks on
+    the attacked sub-argument itself; `attacks` adds every argument containing it.
     """
 
     theory: Theory
     ordering: Ordering
     semantics: str
     arguments: dict[str, Argument]
-    attacks: tuple[Attack, ...]
+    direct_attacks: tuple[Attack, ...]
     defeats: tuple[tuple[str, str], ...]
     grounded: frozenset[str]
     statuses: dict[Literal, str]
     extensions: tuple[frozenset[str], ...]
     consistent: bool
     timings: dict[str, float] = field(default_factory=dict, compare=False, repr=False)
+
+    @cached_property
+    def attacks(self) -> tuple[Attack, ...]:
+        """Every attack: a direct attack on B reaches every argument that contains B."""
+        containing: dict[str, list[str]] = defaultdict(list)
+        for name in self.arguments:
+            for sub in self._subarguments(name):
+                containing[sub].append(name)
+        found = [
+            Attack(attack.attacker, whole, attack.on, attack.kind, attack.defeat)
+            for attack in self.direct_attacks
+            for whole in containing[attack.on]
+        ]
+        return tuple(sorted(found, key=lambda a: (a.attacker, a.attacked, a.on, a.kind)))
+
+    def _subarguments(self, name: str) -> set[str]:
+        """`name` and all its sub-arguments."""
+        found, stack = set(), [name]
+        while stack:
+            current = stack.pop()
+            if current not in found:
+                found.add(current)
+                stack.extend(self.arguments[current].subarguments)
+        return found
 
     @cached_property
     def _by_conclusion(self) -> dict[Literal, tuple[Argument, ...]]:

@@ -114,15 +114,15 @@ class _Reader:
             for a, b in (symbol.arguments for symbol in self.session.atoms(predicate, 2))
         )
 
-    def attacks(self) -> list[Attack]:
+    def direct_attacks(self) -> list[Attack]:
         names = self.names
         succeeded = set(self.pairs("defeats_on"))
         attacks = []
-        for symbol in self.session.atoms("attack", 4):
-            a, c, b, kind = symbol.arguments
+        for symbol in self.session.atoms("attacks_on", 3):
+            a, b, kind = symbol.arguments
             attacker, on = names[a], names[b]
-            attacks.append(Attack(attacker, names[c], on, kind.name, (attacker, on) in succeeded))
-        return sorted(attacks, key=lambda x: (x.attacker, x.attacked, x.on, x.kind))
+            attacks.append(Attack(attacker, on, on, kind.name, (attacker, on) in succeeded))
+        return sorted(attacks, key=lambda x: (x.attacker, x.on, x.kind))
 
     def statuses(self) -> dict[Literal, str]:
         found = {}
@@ -155,7 +155,7 @@ def _solve(
         ordering=ordering,
         semantics=semantics,
         arguments=arguments,
-        attacks=tuple(reader.attacks()),
+        direct_attacks=tuple(reader.direct_attacks()),
         defeats=tuple(reader.pairs("defeat")),
         grounded=frozenset(reader.names[s.arguments[0]] for s in session.atoms("grounded_in", 1)),
         statuses=reader.statuses(),
@@ -178,7 +178,7 @@ def solve(
     """Solve a theory under an ordering and a semantics.
 
     Defaults come from the theory's header directives, then last-link elitist and grounded.
-    Raises LimitExceeded when the time, argument, attack or extension limit is hit.
+    Raises LimitExceeded when the time, argument or extension limit is hit.
     """
     return _solve(theory, ordering, semantics, limits)[2]
 

@@ -12,7 +12,7 @@ from brute_force import extensions as brute_force_extensions
 from oracle import oracle
 from random_theories import random_theory
 
-from argc.compiler import solve
+from argc.compiler import LimitExceeded, Limits, solve
 from argc.dsl.ir import Ordering, Theory
 
 THEORIES = int(os.environ.get("ARGC_ORACLE_THEORIES", "400"))
@@ -24,6 +24,9 @@ ORDERINGS = [
 ]
 #: PyArg enumerates extensions by brute search: compare them only on small frameworks.
 SMALL_FRAMEWORK = 12
+#: PyArg's defeat computation is quadratic in Python: theories with more arguments than this
+#: (a handful of the random ones explode combinatorially) are left to the other tests.
+ORACLE_MAX_ARGUMENTS = 150
 PYARG_SEMANTICS = ("complete", "preferred", "stable", "semi-stable", "ideal", "eager")
 ALL_SEMANTICS = (
     "grounded",
@@ -49,13 +52,25 @@ def _context(seed: int, ordering: Ordering, theory: Theory) -> str:
     return f"seed {seed}, {ordering}:\n{theory.to_text()}"
 
 
+def _solve_small(theory: Theory, ordering: Ordering):
+    """argc's solution, or None when the theory is too large to hand to PyArg."""
+    try:
+        return solve(theory, ordering=ordering, limits=Limits(arguments=ORACLE_MAX_ARGUMENTS))
+    except LimitExceeded:
+        return None
+
+
 @pytest.mark.oracle
 @pytest.mark.parametrize("start", range(0, THEORIES, BLOCK))
 def test_structure_and_grounded_agree_with_pyarg(start: int) -> None:
+    skipped = 0
     for seed in range(start, min(start + BLOCK, THEORIES)):
         theory, ordering = _theory(seed), ORDERINGS[seed % 4]
+        solution = _solve_small(theory, ordering)
+        if solution is None:
+            skipped += 1
+            continue
         expected = oracle(theory, ordering)
-        solution = solve(theory, ordering=ordering)
         context = _context(seed, ordering, theory)
         conclusions = {name: str(arg.conclusion) for name, arg in solution.arguments.items()}
         assert conclusions == expected.arguments, context
@@ -63,6 +78,7 @@ def test_structure_and_grounded_agree_with_pyarg(start: int) -> None:
         assert solution.grounded == expected.grounded(), context
         statuses = {str(literal): status for literal, status in solution.statuses.items()}
         assert statuses == expected.statuses(list(theory.claims())), context
+    assert skipped <= 2, f"{skipped} theories of block {start} exceed {ORACLE_MAX_ARGUMENTS}"
 
 
 @pytest.mark.oracle
@@ -70,8 +86,8 @@ def test_structure_and_grounded_agree_with_pyarg(start: int) -> None:
 def test_extensions_agree_with_pyarg_and_brute_force(start: int) -> None:
     for seed in range(start, min(start + BLOCK, THEORIES)):
         theory, ordering = _theory(seed), ORDERINGS[seed % 4]
-        base = solve(theory, ordering=ordering)
-        if len(base.arguments) > SMALL_FRAMEWORK:
+        base = _solve_small(theory, ordering)
+        if base is None or len(base.arguments) > SMALL_FRAMEWORK:
             continue
         expected = oracle(theory, ordering)
         framework = (frozenset(base.arguments), frozenset(base.defeats))
@@ -92,8 +108,10 @@ def test_mp2013_reading_agrees_with_pyarg_under_that_set_comparison(start: int) 
         ordering = Ordering(
             ORDERINGS[seed % 4].principle, ORDERINGS[seed % 4].set_comparison, "mp2013"
         )
+        solution = _solve_small(theory, ordering)
+        if solution is None:
+            continue
         expected = oracle(theory, ordering)
-        solution = solve(theory, ordering=ordering)
         context = _context(seed, ordering, theory)
         assert set(solution.defeats) == expected.defeats, context
         assert solution.grounded == expected.grounded(), context
