@@ -1,7 +1,7 @@
 """Reasoning tasks built on solved theories: generators, ASP gates and targets, prompts,
 answer grammars and scorers, registered by name."""
 
-from argc.tasks import claim_chain, status_query  # noqa: F401  (registers the tasks)
+from argc.tasks import claim_chain, formalization, status_query  # noqa: F401  (registers tasks)
 from argc.tasks.framework import (
     LEVELS,
     REGISTRY,
