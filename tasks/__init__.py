@@ -1,7 +1,12 @@
 """Reasoning tasks built on solved theories: generators, ASP gates and targets, prompts,
 answer grammars and scorers, registered by name."""
 
-from argc.tasks import claim_chain, formalization, status_query  # noqa: F401  (registers tasks)
+from argc.tasks import (  # noqa: F401  (importing a task module registers it)
+    claim_chain,
+    defeat_diagnosis,
+    formalization,
+    status_query,
+)
 from argc.tasks.framework import (
     LEVELS,
     REGISTRY,

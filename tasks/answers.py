@@ -67,8 +67,10 @@ def read_entries(answer: str, start: str) -> list[tuple[Hashable, str]]:
     try:
         return _Entries().transform(_parser(start).parse(text))
     except UnexpectedInput as error:
-        line = text.splitlines()[error.line - 1] if error.line and error.line > 0 else ""
-        raise UnreadableAnswer(f"line {error.line}: cannot read {line.strip()!r}") from None
+        lines = text.splitlines()
+        number = error.line if error.line and 0 < error.line <= len(lines) else None
+        shown = lines[number - 1].strip() if number else text[:40]
+        raise UnreadableAnswer(f"line {number or 1}: cannot read {shown!r}") from None
     except (LarkError, ValueError) as error:
         raise UnreadableAnswer(str(error)) from None
 

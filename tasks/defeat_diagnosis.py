@@ -1,0 +1,578 @@
+"""defeat_diagnosis: the status of a claim that is not justified, and every point at which its
+support fails (ArgGYM A.3, scoring as in Appendix B).
+
+A failure point is a defeat on an argument for the claim, or on one of its sub-arguments, by
+an effective defeater: an argument of the grounded extension when the claim is overruled, an
+argument the grounded extension does not defeat when it is undecided. Each point is written
+`defeated_at: <at>; defeater: <by>; kind: undermine|undercut|rebut`, with
+`survives_because: <name>` appended when the defeater is itself defeated by an argument that
+the grounded extension defeats; the name is that of the grounded argument defeating it. The
+gold comes from `defeat_diagnosis.lp`; see docs/tasks/defeat_diagnosis.md for the decisions.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import asdict, dataclass, field
+from functools import cache
+from importlib.resources import files
+from typing import Any
+
+import clingo
+from lark import Lark, Transformer
+from lark.exceptions import LarkError, UnexpectedInput
+
+from argc.compiler import QueryResult
+from argc.dsl.ir import Literal, Ordering, QueryHeader, Rule, RulePreference
+from argc.tasks.answers import MAX_ANSWER_CHARS, UnreadableAnswer, pair_f1
+from argc.tasks.builder import Builder
+from argc.tasks.framework import Candidate, Instance, Score, Task, register
+from argc.tasks.prompts import answer_request, theory_block
+from argc.tasks.symbols import literal_of
+
+KINDS = ("undermine", "undercut", "rebut")
+STATUSES = ("overruled", "undecided")
+
+# Weights of Appendix B.
+W_DIAG, W_STATUS = 0.85, 0.15
+W_DIAG_SURV, W_STATUS_SURV, W_SURV = 0.60, 0.15, 0.25
+
+
+# Curriculum -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Curriculum:
+    """One level's knobs (see the table in docs/tasks/defeat_diagnosis.md)."""
+
+    routes: int  # derivations of the claim (arguments for it)
+    depth: int  # rules on each route, the last one defeasible
+    junctions: int  # two-antecedent steps per route (side branches)
+    shared: bool  # a later route's junction reuses a literal of the first route
+    strict_share: float  # share of strict steps on routes (never the last)
+    axiom_share: float  # share of axioms among route roots
+    attacks: int  # designed attacks on the routes (at least one per route)
+    min_failures: int  # gate: distinct failure records at least
+    min_kinds: int  # gate: distinct attack kinds among them at least
+    towers: int  # defeaters given a defeated counter-attack (survives_because records)
+    height: int  # counter-attack pairs per tower
+    strict_attackers: float  # share of rule attackers whose last step is strict
+    sensitive: float  # share of decisive rebuts that win under last-link only
+    decoys: int  # attacks on the routes that fail (preference-blocked or defeated)
+    distractors: int  # unrelated derivations
+    contests: int  # unrelated symmetric conflicts
+    undecided_share: float  # chance that a candidate asks for an undecided claim
+
+
+# (routes, depth, junctions, attacks, min_failures, min_kinds, towers, height, decoys)
+_TABLE = {
+    1: (1, 1, 0, 1, 1, 1, 0, 0, 0),
+    2: (1, 2, 0, 1, 1, 1, 0, 0, 1),
+    3: (1, 2, 0, 2, 2, 2, 0, 0, 1),
+    4: (2, 2, 0, 3, 2, 2, 0, 0, 1),
+    5: (2, 3, 0, 3, 3, 2, 1, 1, 1),
+    6: (2, 3, 1, 3, 3, 2, 1, 1, 1),
+    7: (2, 3, 1, 4, 3, 3, 1, 1, 2),
+    8: (2, 4, 1, 4, 3, 3, 1, 1, 2),
+    9: (3, 4, 1, 4, 4, 3, 1, 1, 2),
+    10: (3, 4, 1, 5, 4, 3, 2, 1, 2),
+    11: (3, 4, 2, 5, 4, 3, 2, 2, 2),
+    12: (3, 5, 2, 5, 4, 3, 2, 2, 3),
+    13: (3, 5, 2, 6, 5, 3, 2, 2, 3),
+    14: (3, 5, 2, 6, 5, 3, 3, 2, 3),
+    15: (3, 6, 3, 6, 5, 3, 3, 2, 3),
+}
+
+
+def curriculum(level: int) -> Curriculum:
+    routes, depth, junctions, attacks, min_failures, min_kinds, towers, height, decoys = _TABLE[
+        level
+    ]
+    return Curriculum(
+        routes=routes,
+        depth=depth,
+        junctions=junctions,
+        shared=level >= 12,
+        strict_share=0.0 if level < 4 else (0.15 if level < 10 else 0.25),
+        axiom_share=0.0 if level < 4 else 0.25,
+        attacks=attacks,
+        min_failures=min_failures,
+        min_kinds=min_kinds,
+        towers=towers,
+        height=height,
+        strict_attackers=0.0 if level < 7 else 0.3,
+        sensitive=0.0 if level < 9 else 0.3,
+        decoys=decoys,
+        distractors=1 + level // 3,
+        contests=(level >= 2) + (level >= 8),
+        undecided_share=0.4,
+    )
+
+
+# Generation -------------------------------------------------------------------------------
+
+
+@dataclass
+class Support:
+    """What an argument for a literal rests on: its defeasible rules and ordinary premises."""
+
+    rules: set[str] = field(default_factory=set)
+    premises: set[Literal] = field(default_factory=set)
+
+
+@dataclass
+class Route:
+    """One derivation of the target: its defeasible rules and ordinary premises (the points an
+    attack can hit), and what each literal of it rests on."""
+
+    defeasible: list[Rule] = field(default_factory=list)
+    premises: list[Literal] = field(default_factory=list)
+    axioms: list[Literal] = field(default_factory=list)
+    literals: list[Literal] = field(default_factory=list)  # intermediate conclusions
+    used: set[tuple[str, str]] = field(default_factory=set)  # (kind, point) already attacked
+
+
+class Generator:
+    """Builds one candidate: routes to the target, attacks on them (decisive, stalemated or
+    failing), towers of counter-attacks on defeaters, and unrelated material."""
+
+    def __init__(self, rng: random.Random, knobs: Curriculum) -> None:
+        self.rng = rng
+        self.knobs = knobs
+        self.b = Builder(rng)
+        self.support: dict[Literal, Support] = {}
+        self.spare: set[Literal] = set()  # conclusions not to rebut (shared by several routes)
+
+    # knowledge ---------------------------------------------------------------------------
+
+    def base(self, axiom_share: float = 0.0, literal: Literal | None = None) -> Literal:
+        made = self.b.base(literal or self.b.atom(), axiom_share)
+        ordinary = made in self.b.premises
+        self.support[made] = Support(set(), {made} if ordinary else set())
+        return made
+
+    def rule(self, body: list[Literal], head: Literal, strict: bool = False) -> Rule:
+        made = self.b.rule(body, head, strict=strict)
+        rules: set[str] = set() if strict else {made.name}
+        premises: set[Literal] = set()
+        for literal in body:
+            rules |= self.support[literal].rules
+            premises |= self.support[literal].premises
+        # A literal derived by several rules (the target, by its routes) rests on all of them:
+        # an attacker meant to beat every argument for it is preferred over all of them.
+        known = self.support.setdefault(head, Support())
+        known.rules |= rules
+        known.premises |= premises
+        return made
+
+    def chain(self, length: int, axiom_share: float = 0.0) -> Literal:
+        """A fresh literal derived by `length` defeasible rules from a fresh base literal."""
+        current = self.base(axiom_share)
+        for _ in range(length):
+            current = self.rule([current], self.b.atom()).head
+        return current
+
+    # routes ------------------------------------------------------------------------------
+
+    def route(self, goal: Literal, shared: Literal | None) -> Route:
+        knobs, rng = self.knobs, self.rng
+        made = Route()
+        root = self.base(knobs.axiom_share)
+        (made.premises if root in self.b.premises else made.axioms).append(root)
+        junctions = set(rng.sample(range(knobs.depth), min(knobs.junctions, knobs.depth)))
+        current = root
+        for index in range(knobs.depth):
+            body = [current]
+            if index in junctions:
+                if shared is not None:
+                    side, shared = shared, None
+                else:
+                    side = self.base(knobs.axiom_share)
+                    (made.premises if side in self.b.premises else made.axioms).append(side)
+                    if rng.random() < 0.5:
+                        step = self.rule([side], self.b.atom())
+                        made.defeasible.append(step)
+                        made.literals.append(step.head)
+                        side = step.head
+                body.append(side)
+            last = index == knobs.depth - 1
+            head = goal if last else self.b.atom()
+            strict = not last and rng.random() < knobs.strict_share
+            step = self.rule(body, head, strict=strict)
+            if not strict:
+                made.defeasible.append(step)
+            if not last:
+                made.literals.append(head)
+            current = head
+        return made
+
+    # attacks -----------------------------------------------------------------------------
+
+    def points(self, route: Route, kind: str) -> list[Any]:
+        if kind == "undermine":
+            return [p for p in route.premises if ("undermine", str(p)) not in route.used]
+        return [
+            r
+            for r in route.defeasible
+            if (kind, r.name) not in route.used and not (kind == "rebut" and r.head in self.spare)
+        ]
+
+    def attacker_rule(self, head: Literal, support: Literal, strict_top: bool) -> tuple[Rule, Rule]:
+        """A rule attacking with `head` from `support`: returns (the rule performing the attack,
+        the defeasible rule whose strength counts under last-link)."""
+        if strict_top:
+            step = self.rule([support], self.b.atom())
+            return self.rule([step.head], head, strict=True), step
+        made = self.rule([support], head)
+        return made, made
+
+    def attack(self, route: Route, kind: str, mode: str) -> Rule | None:
+        """Attack a point of `route`: `decisive` (the attacker wins), `stalemate` (attacker and
+        attacked defeat each other, or the attacker is itself undecided) or `decoy` (the attack
+        fails: blocked by a preference or its attacker defeated). Returns the rule performing a
+        decisive or stalemated attack by a rule (a candidate for a tower)."""
+        rng, b = self.rng, self.b
+        point = rng.choice(self.points(route, kind))
+        route.used.add((kind, str(point) if kind == "undermine" else point.name))
+        if kind == "undermine":
+            attacker = self.base(literal=point.complement)
+            if mode == "decisive":
+                b.prefer_premises(attacker, point)
+            elif mode == "decoy":
+                b.prefer_premises(point, attacker)
+            return None
+        victim: Rule = point
+        head = Literal(victim.name, True) if kind == "undercut" else victim.head.complement
+        below = self.support[victim.head]
+        if mode == "decoy":
+            if kind == "undercut":  # an undercutter that a grounded argument undercuts
+                made = self.rule([self.base()], head)
+                self.rule([self.base()], Literal(made.name, True))
+                return None
+            support = self.base()  # a rebutter weaker on every comparison
+            made = self.rule([support], head)
+            for rule in sorted(below.rules):
+                b.directives.append(RulePreference(rule, made.name))
+            for premise in sorted(below.premises, key=str):
+                b.prefer_premises(premise, support)
+            return None
+        strict_top = rng.random() < self.knobs.strict_attackers
+        if mode == "stalemate" and (kind == "undercut" or strict_top):
+            # undercuts and strict-topped rebuts cannot be answered: the attacker rests on a
+            # premise contested by its contradictory instead
+            contested = self.base()
+            self.base(literal=contested.complement)
+            return self.attacker_rule(head, contested, strict_top)[0]
+        if mode == "stalemate":
+            return self.attacker_rule(head, self.base(), strict_top)[0]
+        if kind == "undercut":
+            return self.attacker_rule(head, self.chain(rng.randint(0, 1)), strict_top)[0]
+        # A decisive rebut: the attacker's deciding rule beats every defeasible rule below the
+        # rebutted conclusion, and its base is an axiom or a premise beating every premise
+        # below it, so it wins under every principle and set comparison. A sensitive rebut
+        # only beats the rebutted rule from an unranked premise: it wins under last-link, and
+        # under weakest-link the two sides defeat each other.
+        if rng.random() < self.knobs.sensitive:
+            support = self.base()
+            made, deciding = self.attacker_rule(head, support, strict_top)
+            b.prefer_rules(deciding, victim)
+            return made
+        firm = not below.premises or rng.random() < 0.5
+        support = self.base(1.0 if firm else 0.0)
+        made, deciding = self.attacker_rule(head, support, strict_top)
+        for rule in sorted(below.rules):
+            b.directives.append(RulePreference(deciding.name, rule))
+        if not firm:
+            for premise in sorted(below.premises, key=str):
+                b.prefer_premises(support, premise)
+        return made
+
+    def tower(self, defeater: Rule) -> None:
+        """Counter-attacks on a defeater, each undercut in turn: c0 undercuts the defeater (or
+        its deciding rule when its last step is strict), c1 undercuts c0, ...; with an even
+        number of links the last wins, c0 is defeated and the defeater survives."""
+        target = defeater
+        if defeater.strict:
+            (target,) = [r for r in self.b.rules if r.head == defeater.body[0]]
+        for index in range(2 * self.knobs.height):
+            if index == 1 and self.knobs.height == 1 and self.rng.random() < 0.3:
+                # the counter-counter-attack undermines c0's premise instead
+                (premise,) = target.body
+                self.b.prefer_premises(self.base(literal=premise.complement), premise)
+                return
+            target = self.rule([self.base()], Literal(target.name, True))
+
+    # the candidate -----------------------------------------------------------------------
+
+    def build(self, want: str) -> Builder:
+        knobs, rng, b = self.knobs, self.rng, self.b
+        goal = b.atom()
+        if want == "undecided" and knobs.routes > 1:
+            # a rebut of the claim itself hits every route at once: it would overrule a claim
+            # meant to stay undecided, or leave a stalemated rebutter facing defeated routes
+            self.spare.add(goal)
+        routes: list[Route] = []
+        for index in range(knobs.routes):
+            shared = None
+            if knobs.shared and index > 0 and routes[0].literals and rng.random() < 0.5:
+                shared = rng.choice(routes[0].literals)
+            routes.append(self.route(goal, shared))
+        # At least one attack per route, the rest on random routes; kinds cycle so that the
+        # level's distinct kinds occur, and enough are by rules for the towers.
+        placed = list(range(knobs.routes)) + [
+            rng.randrange(knobs.routes) for _ in range(knobs.attacks - knobs.routes)
+        ]
+        kinds = list(KINDS)
+        rng.shuffle(kinds)
+        wanted = [kinds[i % 3] for i in range(knobs.attacks)]
+        rng.shuffle(wanted)
+        # An undecided claim: the attacks on the first route (and on each other route with
+        # some chance) are stalemates, the others decisive; one mode per route, so that no
+        # stalemated attacker is left facing a defeated argument.
+        modes = ["decisive"] * knobs.routes
+        if want == "undecided":
+            modes = ["stalemate"] + [
+                "stalemate" if rng.random() < 0.3 else "decisive" for _ in routes[1:]
+            ]
+        towers: list[Rule] = []
+        for index, (where, kind) in enumerate(zip(placed, wanted, strict=True)):
+            route, mode = routes[where], modes[where]
+            need_rule = knobs.towers - len(towers) >= knobs.attacks - index
+            options = [kind] + [k for k in KINDS if k != kind]
+            if need_rule:
+                options = [k for k in options if k != "undermine"]
+            options = [k for k in options if self.points(route, k)]
+            if not options:
+                continue
+            made = self.attack(route, options[0], mode)
+            if made is not None and len(towers) < knobs.towers:
+                towers.append(made)
+        for defeater in towers:
+            self.tower(defeater)
+        for _ in range(knobs.decoys):
+            route = rng.choice(routes)
+            options = [k for k in KINDS if self.points(route, k)]
+            inert = [a for a in route.axioms if a.complement not in b.premises]
+            if inert and rng.random() < 0.25:  # an undermining of an axiom: never an attack
+                self.base(literal=rng.choice(inert).complement)
+            elif options:
+                self.attack(route, rng.choice(options), "decoy")
+        for _ in range(knobs.contests):
+            b.contest()
+        for _ in range(knobs.distractors):
+            self.chain(rng.randint(1, 2))
+        b.salient = [goal]
+        # The printed theory groups directives by kind in this order: shuffle it, so that
+        # the position of a directive says nothing about its role.
+        rng.shuffle(b.directives)
+        return b
+
+
+# Answers ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Record:
+    defeated_at: str
+    defeater: str
+    kind: str
+    survives_because: str | None = None
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    status: str
+    records: tuple[Record, ...]
+
+
+@cache
+def _parser() -> Lark:
+    grammar = files("argc.tasks").joinpath("defeat_diagnosis.lark").read_text(encoding="utf-8")
+    return Lark(grammar, start="diagnosis", parser="lalr")
+
+
+class _Read(Transformer):
+    def name(self, children):
+        return "".join(str(child) for child in children)
+
+    def kind(self, children):
+        return str(children[-1]).lower()
+
+    def survival(self, children):
+        return children[-1]
+
+    def tail(self, children):
+        return children[0] if children else None
+
+    def status_line(self, children):
+        return str(children[-1]).lower()
+
+    def record(self, children):
+        at, by, kind, *rest = children
+        return Record(at, by, kind, rest[0] if rest else None)
+
+    def diagnosis(self, children):
+        status, *records = children
+        return Diagnosis(status, tuple(records))
+
+
+def read_diagnosis(answer: str) -> Diagnosis:
+    """Parse an answer region; UnreadableAnswer names the first line that does not read."""
+    text = answer.strip()
+    if len(text) > MAX_ANSWER_CHARS:
+        raise UnreadableAnswer(f"answer longer than {MAX_ANSWER_CHARS:,} characters")
+    try:
+        return _Read().transform(_parser().parse(text))
+    except UnexpectedInput as error:
+        lines = text.splitlines()
+        line = lines[error.line - 1] if 0 < (error.line or 0) <= len(lines) else ""
+        raise UnreadableAnswer(f"line {error.line}: cannot read {line.strip()!r}") from None
+    except (LarkError, ValueError) as error:
+        raise UnreadableAnswer(str(error)) from None
+
+
+def _text(symbol: clingo.Symbol) -> str:
+    """A shown name: a rule name (string) or a literal (pos/neg term)."""
+    if symbol.type == clingo.SymbolType.String:
+        return symbol.string
+    return str(literal_of(symbol))
+
+
+def diagnosis_score(target: dict[str, Any], found: Diagnosis) -> Score:
+    """Appendix B: record key (defeated_at, defeater), kind must match; F1_diag over records,
+    I_status, and F1_surv over survives_because records when the instance requires them."""
+    gold = [Record(**record) for record in target["failures"]]
+    required = any(record.survives_because for record in gold)
+    given = [r for r in found.records if r.survives_because is not None]
+    if given and not required:
+        return Score(0.0, False, "survives_because given where none is required")
+    f1, exact = pair_f1(
+        [((r.defeated_at, r.defeater), r.kind) for r in found.records],
+        {(r.defeated_at, r.defeater): r.kind for r in gold},
+    )
+    status_ok = found.status == target["status"]
+    if not required:
+        native = W_DIAG * f1 + W_STATUS * status_ok
+        success = exact and status_ok
+        return Score(native, success, _reason(success, status_ok, f1))
+    surv_f1, surv_exact = pair_f1(
+        [((r.defeated_at, r.defeater), r.survives_because) for r in given],
+        {(r.defeated_at, r.defeater): r.survives_because for r in gold if r.survives_because},
+    )
+    native = W_DIAG_SURV * f1 + W_STATUS_SURV * status_ok + W_SURV * surv_f1
+    success = exact and status_ok and surv_exact
+    return Score(native, success, _reason(success, status_ok, f1, surv_f1))
+
+
+def _reason(success: bool, status_ok: bool, f1: float, surv_f1: float | None = None) -> str:
+    if success:
+        return "status, failure points and survival explanations all correct"
+    parts = [f"status {'correct' if status_ok else 'wrong'}", f"failure-point F1 {f1:.3f}"]
+    if surv_f1 is not None:
+        parts.append(f"survives_because F1 {surv_f1:.3f}")
+    return ", ".join(parts)
+
+
+# The task ---------------------------------------------------------------------------------
+
+
+@register
+class DefeatDiagnosis(Task):
+    name = "defeat_diagnosis"
+
+    def parameters(self, level: int) -> dict[str, Any]:
+        return asdict(curriculum(level))
+
+    def candidate(self, rng: random.Random, level: int) -> Candidate:
+        knobs = curriculum(level)
+        want = "undecided" if rng.random() < knobs.undecided_share else "overruled"
+        builder = Generator(rng, knobs).build(want)
+        (goal,) = builder.salient
+        theory = builder.theory([QueryHeader((goal,))])
+        return Candidate(theory, {"want": want, "level": level})
+
+    def gate_program(self, candidate: Candidate) -> str:
+        knobs = curriculum(candidate.params["level"])
+        facts = [
+            f"want({candidate.params['want']}).",
+            f"min_failures({knobs.min_failures}).",
+            f"min_kinds({knobs.min_kinds}).",
+            f"min_survives({knobs.towers}).",
+        ]
+        if knobs.towers == 0:
+            facts.append("max_survives(0).")
+        return "\n".join(facts) + "\n" + self.program
+
+    def target(self, candidate: Candidate, result: QueryResult, ordering: Ordering) -> Any:
+        status, kinds, because = None, {}, {}
+        for symbol in result.shown:
+            if symbol.name == "status":
+                status = symbol.arguments[0].name
+            elif symbol.name == "failure":
+                at, by, kind = symbol.arguments
+                kinds[(_text(at), _text(by))] = kind.name
+            elif symbol.name == "survives":
+                at, by, rescuer = symbol.arguments
+                because[(_text(at), _text(by))] = _text(rescuer)
+        failures = [
+            asdict(Record(at, by, kind, because.get((at, by))))
+            for (at, by), kind in sorted(kinds.items())
+        ]
+        (claim,) = candidate.theory.queries
+        return {"claim": str(claim), "status": status, "failures": failures}
+
+    def prompt(self, candidate: Candidate, target: Any, ordering: Ordering) -> str:
+        survival = curriculum(candidate.params["level"]).towers > 0
+        claim = target["claim"]
+        lines = [
+            theory_block(candidate.theory, ordering),
+            f"The claim {claim} is not justified: no argument for it is in the grounded"
+            " extension. State its status: overruled when every argument for it is defeated by"
+            " an argument of the grounded extension, undecided otherwise.",
+            "Then identify every point at which its support fails: every attack that succeeds"
+            f" as a defeat on an argument for {claim}, or on one of the sub-arguments it is built"
+            " from, made by an argument that is not itself defeated by an argument of the"
+            " grounded extension. List each failure point once, even when it defeats several"
+            f" arguments for {claim}.",
+            "For defeated_at, write the attacked ordinary premise for an undermine, the name of"
+            " the attacked defeasible rule for an undercut, and the attacked conclusion for a"
+            " rebut.\nFor defeater, write the attacking literal when the attacker is a premise"
+            " or axiom, and otherwise the name of the rule whose conclusion performs the attack"
+            " (the attacking argument's last rule, strict or defeasible).",
+        ]
+        record = "defeated_at: <target>; defeater: <defeater>; kind: undermine|undercut|rebut"
+        if survival:
+            lines.append(
+                "Append '; survives_because: <name>' to a failure point only when its defeater"
+                " is itself defeated by some argument, but that argument is in turn defeated"
+                " by an argument of the grounded extension. <name> names that last argument"
+                " the way a defeater is named (its last rule, or its literal if it is a premise"
+                " or axiom)."
+            )
+            record += "[; survives_because: <name>]"
+        lines.append(
+            answer_request(
+                "the first line is 'status: overruled' or 'status: undecided'; then one line"
+                f" per failure point, written as '{record}'."
+            )
+        )
+        return "\n\n".join(lines)
+
+    def reference(self, target: Any) -> str:
+        lines = [f"status: {target['status']}"]
+        for record in target["failures"]:
+            line = (
+                f"defeated_at: {record['defeated_at']}; defeater: {record['defeater']};"
+                f" kind: {record['kind']}"
+            )
+            if record["survives_because"]:
+                line += f"; survives_because: {record['survives_because']}"
+            lines.append(line)
+        return "\n".join(lines)
+
+    def score_answer(self, instance: Instance, answer: str) -> Score:
+        try:
+            found = read_diagnosis(answer)
+        except UnreadableAnswer as error:
+            return Score(0.0, False, f"unreadable answer: {error}")
+        return diagnosis_score(instance.target, found)

@@ -1,0 +1,429 @@
+"""defeat_diagnosis: every cell generates; references succeed; the gold agrees with PyArg and
+with the paper's worked instance (C.2); the gates reject ambiguous gold; the scorer follows
+Appendix B; the answer grammar is tolerant of form and strict about content; generation is
+deterministic."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from oracle import oracle
+
+import argc.tasks.defeat_diagnosis as dd
+from argc.compiler import query
+from argc.dsl import parse_theory
+from argc.dsl.ir import Literal, Ordering, Theory
+from argc.tasks import LEVELS, Instance, generate, get_task, score
+from argc.tasks.answers import UnreadableAnswer
+from argc.tasks.framework import Candidate
+
+TASK = "defeat_diagnosis"
+ORDERINGS = [
+    Ordering(principle, comparison)
+    for principle in ("last-link", "weakest-link")
+    for comparison in ("elitist", "democratic")
+]
+CELLS = [(level, ordering) for level in LEVELS for ordering in ORDERINGS]
+EXAMPLES = Path(__file__).parent.parent / "examples"
+
+
+@pytest.fixture(scope="module")
+def instances() -> dict[tuple[int, str], Instance]:
+    return {(level, str(o)): generate(TASK, level, o, seed=level) for level, o in CELLS}
+
+
+def _corrupt(reference: str) -> str:
+    first, *rest = reference.splitlines()
+    other = "undecided" if first.endswith("overruled") else "overruled"
+    return "\n".join([f"status: {other}", *rest])
+
+
+# Every cell --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("level", "ordering"), CELLS, ids=lambda x: str(x))
+def test_every_cell_generates_and_scores(instances, level: int, ordering: Ordering) -> None:
+    instance = instances[(level, str(ordering))]
+    best = score(instance, f"thinking...<answer>\n{instance.reference}\n</answer>")
+    assert (best.native, best.success) == (1.0, True)
+    empty = score(instance, "")
+    assert (empty.native, empty.success) == (0.0, False)
+    worse = score(instance, f"<answer>{_corrupt(instance.reference)}</answer>")
+    assert worse.native == 0.85 and not worse.success
+    dropped = score(instance, f"<answer>{instance.reference.rsplit(chr(10), 1)[0]}</answer>")
+    if len(instance.target["failures"]) > 1:
+        assert dropped.native < 1.0 and not dropped.success
+
+    knobs = dd.curriculum(level)
+    target = instance.target
+    assert target["status"] in ("overruled", "undecided")
+    assert len(target["failures"]) >= knobs.min_failures
+    assert len({f["kind"] for f in target["failures"]}) >= knobs.min_kinds
+    survivals = [f for f in target["failures"] if f["survives_because"]]
+    assert len(survivals) >= knobs.towers
+    if knobs.towers == 0:
+        assert not survivals and "survives_because" not in instance.prompt
+    else:
+        assert "survives_because" in instance.prompt
+    assert f"The claim {target['claim']} is not justified" in instance.prompt
+    assert f"{ordering.principle} {ordering.set_comparison}" in instance.prompt
+
+
+def test_both_statuses_occur_across_levels(instances) -> None:
+    statuses = [instance.target["status"] for instance in instances.values()]
+    assert statuses.count("overruled") >= 15 and statuses.count("undecided") >= 10
+    upper = [i.target["status"] for (level, _), i in instances.items() if level >= 8]
+    assert set(upper) == {"overruled", "undecided"}
+
+
+def test_acceptance_is_cheap(instances) -> None:
+    attempts = [instance.meta["attempts"] for instance in instances.values()]
+    assert max(attempts) <= 20 and sum(attempts) / len(attempts) <= 3
+
+
+# The gold against PyArg --------------------------------------------------------------------
+
+
+def _parts(name: str) -> tuple[str, list[str]]:
+    """A canonical argument name `rule(sub1,sub2)` (or a premise literal) split."""
+    if "(" not in name:
+        return name, []
+    top, inner = name[: name.index("(")], name[name.index("(") + 1 : -1]
+    subs, depth, start = [], 0, 0
+    for index, char in enumerate(inner):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if char == "," and depth == 0:
+            subs.append(inner[start:index])
+            start = index + 1
+    return top, [*subs, inner[start:]]
+
+
+def _subs(name: str) -> list[str]:
+    return [name, *(s for sub in _parts(name)[1] for s in _subs(sub))]
+
+
+def _opposite(text: str) -> str:
+    return text[1:] if text.startswith("-") else f"-{text}"
+
+
+def pyarg_diagnosis(theory: Theory, ordering: Ordering, claim: str) -> dict:
+    """The diagnosis recomputed from PyArg's arguments, defeats and grounded extension."""
+    found = oracle(theory, ordering)
+    grounded = found.grounded()
+    out = {b for a, b in found.defeats if a in grounded}
+    status = found.statuses([Literal.parse(claim)])[claim]
+    defeasible = {rule.name for rule in theory.defeasible_rules}
+    premises = {str(p) for p in theory.premises}
+
+    def point(attacker: str, attacked: str) -> tuple[str, str] | None:
+        """(kind, defeated_at) of the direct attack of `attacker` on `attacked`, if any."""
+        said, top = found.arguments[attacker], _parts(attacked)[0]
+        if attacked in premises and said == _opposite(attacked):
+            return "undermine", attacked
+        if top in defeasible and attacked not in premises:
+            if said == f"-{top}":
+                return "undercut", top
+            if said == _opposite(found.arguments[attacked]):
+                return "rebut", found.arguments[attacked]
+        return None
+
+    def name(argument: str) -> str:
+        return _parts(argument)[0]
+
+    def effective(argument: str) -> bool:
+        return argument in grounded if status == "overruled" else argument not in out
+
+    records: dict[tuple[str, str], tuple[str, set[str]]] = {}
+    for supporting in (n for n, c in found.arguments.items() if c == claim):
+        for sub in _subs(supporting):
+            for attacker, attacked in sorted(found.defeats):
+                hit = point(attacker, sub) if attacked == sub and effective(attacker) else None
+                if hit is None:
+                    continue
+                rescuers = {
+                    name(d)
+                    for c, a in found.defeats
+                    if a == attacker and c in out
+                    for d, c2 in found.defeats
+                    if c2 == c and d in grounded
+                }
+                kind, at = hit
+                records[(at, name(attacker))] = (kind, rescuers)
+    return {
+        "status": status,
+        "failures": {key: kind for key, (kind, _) in records.items()},
+        "survives": {key: r for key, (_, r) in records.items() if r},
+    }
+
+
+@pytest.mark.parametrize(("level", "ordering"), CELLS, ids=lambda x: str(x))
+def test_gold_agrees_with_pyarg(instances, level: int, ordering: Ordering) -> None:
+    instance = instances[(level, str(ordering))]
+    target = instance.target
+    expected = pyarg_diagnosis(instance.parsed_theory, ordering, target["claim"])
+    assert expected["status"] == target["status"]
+    assert expected["failures"] == {
+        (f["defeated_at"], f["defeater"]): f["kind"] for f in target["failures"]
+    }
+    assert expected["survives"] == {
+        (f["defeated_at"], f["defeater"]): {f["survives_because"]}
+        for f in target["failures"]
+        if f["survives_because"]
+    }
+
+
+# The paper's worked instance (Appendix C.2) -------------------------------------------------
+
+C2_REFERENCE = """status: overruled
+defeated_at: fl4; defeater: -fl4; kind: undermine
+defeated_at: so1; defeater: ze6; kind: undercut;
+             survives_because: si5
+defeated_at: cs7; defeater: vo7; kind: rebut;
+             survives_because: pu0"""
+
+
+def _c2() -> tuple[Candidate, object]:
+    theory = parse_theory((EXAMPLES / "arggym_c2_defeat_diagnosis.arg").read_text())
+    candidate = Candidate(theory, {"want": "overruled", "level": 5})
+    task = get_task(TASK)
+    result = query(theory, task.gate_program(candidate), ordering=theory.ordering)
+    assert result.satisfiable
+    return candidate, task.target(candidate, result, theory.ordering)
+
+
+def _instance(target: dict, level: int = 5) -> Instance:
+    return Instance(
+        id="t", task=TASK, level=level, ordering="last-link", set="democratic", seed=0,
+        theory="", prompt="", reference="", target=target, meta={},
+    )  # fmt: skip
+
+
+def test_the_paper_instance_gives_the_paper_diagnosis() -> None:
+    candidate, target = _c2()
+    task = get_task(TASK)
+    assert sorted(task.reference(target).splitlines()) == sorted(
+        " ".join(line.split()) for line in C2_REFERENCE.replace(";\n", "; ").splitlines()
+    )
+    result = score(_instance(target), f"<answer>\n{C2_REFERENCE}\n</answer>")
+    assert (result.native, result.success) == (1.0, True)
+
+
+# The gates ---------------------------------------------------------------------------------
+
+
+def _gate(text: str, want: str | None = "overruled"):
+    theory = parse_theory(text)
+    task = get_task(TASK)
+    facts = f"want({want}).\n" if want else ""
+    return query(theory, facts + task.program, ordering=Ordering("last-link", "elitist"))
+
+
+def _shown(result) -> set[str]:
+    return {str(symbol) for symbol in result.shown}
+
+
+def test_a_justified_or_argumentless_claim_is_rejected() -> None:
+    assert not _gate("[query: t]\n[premise: a]\n[defeasible r: a => t]", want=None).satisfiable
+    assert not _gate("[query: t]\n[premise: a]", want=None).satisfiable
+
+
+def test_the_wanted_status_is_enforced() -> None:
+    text = "[query: t]\n[premise: a]\n[defeasible r: a => t]\n[premise: s]\n[defeasible u: s => -r]"
+    assert _gate(text, "overruled").satisfiable
+    assert not _gate(text, "undecided").satisfiable
+
+
+def test_a_key_with_two_kinds_is_rejected() -> None:
+    # -x undermines the premise x and rebuts the conclusion x of r1: one key, two kinds.
+    text = """[query: t]
+        [premise: x] [premise: b] [premise: -x]
+        [defeasible r1: b => x] [defeasible r2: x => t]
+        [prefer_premise: -x > x]"""
+    assert not _gate(text).satisfiable
+
+
+def test_two_survival_names_are_rejected() -> None:
+    base = """[query: t]
+        [premise: a] [premise: s] [premise: q] [premise: d1] [premise: d2]
+        [defeasible r: a => t] [defeasible w: s => -r] [defeasible c: q => -w]
+        [defeasible x1: d1 => -c]"""
+    single = _gate(base)
+    assert single.satisfiable
+    assert _shown(single) == {
+        "status(overruled)",
+        'failure("r","w",undercut)',
+        'survives("r","w","x1")',
+    }
+    assert not _gate(base + "\n[defeasible x2: d2 => -c]").satisfiable
+
+
+def test_an_overruled_claim_with_an_undecided_defeater_is_rejected() -> None:
+    # u (grounded) undercuts r; v rebuts t from p, which -p contests: v is undecided.
+    text = """[query: t]
+        [premise: a] [premise: s] [premise: p] [premise: -p]
+        [defeasible r: a => t] [defeasible u: s => -r] [defeasible v: p => -t]"""
+    assert not _gate(text).satisfiable
+    undecided = _gate(text.replace("[defeasible u: s => -r]", ""), "undecided")
+    assert _shown(undecided) == {"status(undecided)", 'failure(pos("t"),"v",rebut)'}
+
+
+def test_a_strict_topped_defeater_is_named_by_its_strict_rule() -> None:
+    text = """[query: t]
+        [premise: a] [axiom: s]
+        [defeasible r: a => t] [defeasible m: s => k] [strict x: k -> -t]"""
+    assert _shown(_gate(text)) == {"status(overruled)", 'failure(pos("t"),"x",rebut)'}
+
+
+# The scorer (Appendix B) --------------------------------------------------------------------
+
+GOLD = {
+    "claim": "im1",
+    "status": "overruled",
+    "failures": [
+        {"defeated_at": "cs7", "defeater": "vo7", "kind": "rebut", "survives_because": "pu0"},
+        {"defeated_at": "fl4", "defeater": "-fl4", "kind": "undermine", "survives_because": None},
+        {"defeated_at": "so1", "defeater": "ze6", "kind": "undercut", "survives_because": "si5"},
+    ],
+}
+PLAIN = {
+    "claim": "t",
+    "status": "undecided",
+    "failures": [
+        {"defeated_at": "p", "defeater": "-p", "kind": "undermine", "survives_because": None},
+        {"defeated_at": "r", "defeater": "u", "kind": "undercut", "survives_because": None},
+    ],
+}
+A = "defeated_at: fl4; defeater: -fl4; kind: undermine"
+B = "defeated_at: so1; defeater: ze6; kind: undercut; survives_because: si5"
+C = "defeated_at: cs7; defeater: vo7; kind: rebut; survives_because: pu0"
+
+
+def _score(target: dict, answer: str) -> tuple[float, bool]:
+    result = score(_instance(target), f"<answer>{answer}</answer>")
+    return round(result.native, 4), result.success
+
+
+def test_scores_with_survival_explanations() -> None:
+    assert _score(GOLD, "\n".join(["status: overruled", A, B, C])) == (1.0, True)
+    assert _score(GOLD, "\n".join(["status: undecided", A, B, C])) == (0.85, False)
+    # C missing: F1_diag = 0.8, F1_surv = 2/3.
+    assert _score(GOLD, "\n".join(["status: overruled", A, B])) == (
+        round(0.6 * 0.8 + 0.15 + 0.25 * 2 / 3, 4),
+        False,
+    )
+    # a wrong kind: the record does not count (F1_diag 2/3), its survival still does.
+    wrong_kind = C.replace("rebut", "undercut")
+    assert _score(GOLD, "\n".join(["status: overruled", A, B, wrong_kind])) == (
+        round(0.6 * 2 / 3 + 0.15 + 0.25, 4),
+        False,
+    )
+    # survival explanations left out: F1_surv = 0.
+    bare = [line.split("; survives")[0] for line in (A, B, C)]
+    assert _score(GOLD, "\n".join(["status: overruled", *bare])) == (0.75, False)
+    # a wrong survival name.
+    assert _score(GOLD, "\n".join(["status: overruled", A, B, C.replace("pu0", "si5")])) == (
+        round(0.6 + 0.15 + 0.25 * 0.5, 4),
+        False,
+    )
+    # an extra record: precision 3/4.
+    extra = "defeated_at: bv5; defeater: ve3; kind: rebut"
+    assert _score(GOLD, "\n".join(["status: overruled", A, B, C, extra])) == (
+        round(0.6 * 6 / 7 + 0.15 + 0.25, 4),
+        False,
+    )
+
+
+def test_scores_without_survival_explanations() -> None:
+    p = "defeated_at: p; defeater: -p; kind: undermine"
+    r = "defeated_at: r; defeater: u; kind: undercut"
+    assert _score(PLAIN, f"status: undecided\n{p}\n{r}") == (1.0, True)
+    assert _score(PLAIN, f"status: overruled\n{p}\n{r}") == (0.85, False)
+    assert _score(PLAIN, f"status: undecided\n{p}") == (round(0.85 * 2 / 3 + 0.15, 4), False)
+    assert _score(PLAIN, "status: undecided") == (0.15, False)
+    assert _score(PLAIN, "status: justified") == (0.0, False)
+    # a survival explanation where none is required: native 0, no success.
+    assert _score(PLAIN, f"status: undecided\n{p}\n{r}; survives_because: x") == (0.0, False)
+    # a key given two kinds counts as wrong.
+    twice = r.replace("undercut", "rebut")
+    assert _score(PLAIN, f"status: undecided\n{p}\n{r}\n{twice}") == (
+        round(0.85 * 0.5 + 0.15, 4),
+        False,
+    )
+    # a repeated record is harmless.
+    assert _score(PLAIN, f"status: undecided\n{p}\n{r}\n{r}") == (1.0, True)
+
+
+# The answer grammar ------------------------------------------------------------------------
+
+
+def test_answer_grammar_is_tolerant_of_form() -> None:
+    answer = """
+        **Status:** Overruled.
+
+        1. DEFEATED_AT: `cs7`, Defeater: vo7, Kind: Rebut;
+           survives_because: pu0.
+        - defeated at: fl4 ; defeater : -fl4 ; kind : undermine ;
+        * **defeated_at**: so1; defeater: "ze6"; kind: undercut
+          Survives-Because: si5
+    """
+    found = dd.read_diagnosis(answer)
+    assert found.status == "overruled"
+    assert found.records == (
+        dd.Record("cs7", "vo7", "rebut", "pu0"),
+        dd.Record("fl4", "-fl4", "undermine", None),
+        dd.Record("so1", "ze6", "undercut", "si5"),
+    )
+    assert _score(GOLD, answer) == (1.0, True)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        f"{A}\nstatus: overruled",  # the status line comes first
+        f"{A}",  # and is required
+        "status: overruled\ndefeated_at: fl4; defeater: -fl4; kind: undermining",
+        "status: overruled\ndefeated_at: fl4; defeater: -fl4",
+        "status: overruled\ndefeated_at fl4; defeater: -fl4; kind: undermine",
+        "status: overruled\ndefeated_at: fl4; defeater: -fl4; kind: undermine because fl4 < -fl4",
+        "status: overruled\nfl4 is undermined by -fl4",
+        "status: probably overruled",
+        "status: overruled\nstatus: undecided",
+    ],
+)
+def test_answer_grammar_is_strict_about_content(answer: str) -> None:
+    with pytest.raises(UnreadableAnswer):
+        dd.read_diagnosis(answer)
+    native, success = _score(GOLD, answer)
+    assert (native, success) == (0.0, False)
+
+
+def test_unreadable_and_oversized_answers_score_zero() -> None:
+    for blank in ("<answer></answer>", "<answer>\n  \n</answer>"):
+        result = score(_instance(GOLD), blank)
+        assert (result.native, result.success) == (0.0, False)
+        assert result.reason.startswith("unreadable answer")
+    result = score(_instance(GOLD), "<answer>" + "status: overruled\n" + A * 20_000 + "</answer>")
+    assert (result.native, result.success) == (0.0, False)
+    assert "unreadable" in result.reason
+
+
+# Determinism -------------------------------------------------------------------------------
+
+
+def test_generation_is_deterministic_across_processes() -> None:
+    program = (
+        "import argc.tasks.defeat_diagnosis\n"
+        "from argc.dsl.ir import Ordering\n"
+        "from argc.tasks import generate\n"
+        "for seed in (3, 4):\n"
+        "    print(generate('defeat_diagnosis', 11, Ordering('weakest-link', 'democratic'),"
+        " seed).to_json())\n"
+    )
+    first = subprocess.run([sys.executable, "-c", program], capture_output=True, check=True)
+    second = subprocess.run([sys.executable, "-c", program], capture_output=True, check=True)
+    assert first.stdout == second.stdout and first.stdout.count(b"\n") == 2
+    here = generate(TASK, 11, Ordering("weakest-link", "democratic"), 3).to_json()
+    assert first.stdout.decode().splitlines()[0] == here
