@@ -5,6 +5,8 @@ from argc.tasks import (  # noqa: F401  (importing a task module registers it)
     claim_chain,
     defeat_diagnosis,
     formalization,
+    perturbation,
+    semantics_query,
     status_query,
 )
 from argc.tasks.framework import (

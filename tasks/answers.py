@@ -89,3 +89,14 @@ def pair_f1(entries: Iterable[tuple[Hashable, str]], gold: dict) -> tuple[float,
     if true_positives == 0:
         return 0.0, exact
     return 2 * precision * recall / (precision + recall), exact
+
+
+def score_map(answer: str, start: str, gold: dict, exact_reason: str) -> tuple[float, bool, str]:
+    """Read a key–value answer with grammar rule `start` and score it by pair F1 against
+    `gold`: (native, success, reason); an unreadable answer scores 0."""
+    try:
+        entries = read_entries(answer, start)
+    except UnreadableAnswer as error:
+        return 0.0, False, f"unreadable answer: {error}"
+    f1, exact = pair_f1(entries, gold)
+    return f1, exact, exact_reason if exact else f"pair F1 {f1:.3f}"

@@ -7,7 +7,7 @@ from typing import Any
 
 from argc.compiler import QueryResult
 from argc.dsl.ir import Literal, Ordering, QueryHeader
-from argc.tasks.answers import UnreadableAnswer, pair_f1, read_entries
+from argc.tasks.answers import score_map
 from argc.tasks.builder import Shape, build
 from argc.tasks.framework import Candidate, Instance, Score, Task, register
 from argc.tasks.prompts import answer_request, claim_list, theory_block
@@ -83,10 +83,4 @@ class StatusQuery(Task):
 
     def score_answer(self, instance: Instance, answer: str) -> Score:
         gold = {Literal.parse(claim): status for claim, status in instance.target.items()}
-        try:
-            entries = read_entries(answer, "status_map")
-        except UnreadableAnswer as error:
-            return Score(0.0, False, f"unreadable answer: {error}")
-        f1, exact = pair_f1(entries, gold)
-        reason = "all statuses correct" if exact else f"pair F1 {f1:.3f}"
-        return Score(f1, exact, reason)
+        return Score(*score_map(answer, "status_map", gold, "all statuses correct"))

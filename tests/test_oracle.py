@@ -13,7 +13,7 @@ from oracle import oracle
 from random_theories import random_theory
 
 from argc.compiler import LimitExceeded, Limits, solve
-from argc.dsl.ir import Ordering, Theory
+from argc.dsl.ir import SEMANTICS, Ordering, Theory
 
 THEORIES = int(os.environ.get("ARGC_ORACLE_THEORIES", "400"))
 BLOCK = 50
@@ -28,19 +28,6 @@ SMALL_FRAMEWORK = 12
 #: (a handful of the random ones explode combinatorially) are left to the other tests.
 ORACLE_MAX_ARGUMENTS = 150
 PYARG_SEMANTICS = ("complete", "preferred", "stable", "semi-stable", "ideal", "eager")
-ALL_SEMANTICS = (
-    "grounded",
-    "complete",
-    "preferred",
-    "stable",
-    "semi-stable",
-    "stage",
-    "ideal",
-    "eager",
-    "admissible",
-    "conflict-free",
-    "naive",
-)
 
 
 def _theory(seed: int) -> Theory:
@@ -91,7 +78,7 @@ def test_extensions_agree_with_pyarg_and_brute_force(start: int) -> None:
             continue
         expected = oracle(theory, ordering)
         framework = (frozenset(base.arguments), frozenset(base.defeats))
-        for semantics in ALL_SEMANTICS:
+        for semantics in SEMANTICS:
             found = set(solve(theory, ordering=ordering, semantics=semantics).extensions)
             context = f"{semantics}, {_context(seed, ordering, theory)}"
             assert found == brute_force_extensions(framework, semantics), context

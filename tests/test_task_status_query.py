@@ -57,8 +57,23 @@ def test_gold_statuses_agree_with_pyarg(ordering: Ordering) -> None:
 
 
 def test_generation_is_deterministic_across_processes() -> None:
-    command = [sys.executable, "-m", "argc.cli", "generate", "status_query", "--level", "9",
-               "--ordering", "weakest-link", "--set", "democratic", "--seed", "3", "--count", "2"]
+    command = [
+        sys.executable,
+        "-m",
+        "argc.cli",
+        "generate",
+        "status_query",
+        "--level",
+        "9",
+        "--ordering",
+        "weakest-link",
+        "--set",
+        "democratic",
+        "--seed",
+        "3",
+        "--count",
+        "2",
+    ]
     first = subprocess.run(command, capture_output=True, check=True).stdout
     second = subprocess.run(command, capture_output=True, check=True).stdout
     assert first == second and first.count(b"\n") == 2

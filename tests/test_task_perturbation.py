@@ -1,0 +1,156 @@
+"""perturbation: every cell generates; references succeed; the gold is the status diff of the
+original and the updated theory, and agrees with PyArg; the gates hold; updates apply as
+documented; scoring is pair F1 over the changed claims; generation is deterministic."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from oracle import oracle
+
+import argc.tasks.perturbation as pt
+from argc.compiler import solve
+from argc.dsl.ir import Literal, Ordering, Premise, PremisePreference, Rule
+from argc.dsl.parser import parse_theory
+from argc.tasks import LEVELS, generate, score
+
+ORDERINGS = [
+    Ordering(principle, comparison)
+    for principle in ("last-link", "weakest-link")
+    for comparison in ("elitist", "democratic")
+]
+CELLS = [(level, ordering) for level in LEVELS for ordering in ORDERINGS]
+
+
+def _corrupt(reference: str) -> str:
+    first, *rest = reference.splitlines()
+    claim, status = first.split(": ")
+    other = "overruled" if status != "overruled" else "justified"
+    return "\n".join([f"{claim}: {other}", *rest])
+
+
+def _diff(instance, before: dict[str, str], after: dict[str, str]) -> dict[str, str]:
+    claims = [str(claim) for claim in pt.original_claims(instance.parsed_theory)]
+    return {claim: after[claim] for claim in sorted(claims) if before[claim] != after[claim]}
+
+
+@pytest.mark.parametrize(("level", "ordering"), CELLS, ids=lambda x: str(x))
+def test_every_cell_generates_and_scores(level: int, ordering: Ordering) -> None:
+    instance = generate("perturbation", level, ordering, seed=level)
+    best = score(instance, f"thinking...<answer>{instance.reference}</answer>")
+    assert (best.native, best.success) == (1.0, True)
+    empty = score(instance, "")
+    assert (empty.native, empty.success) == (0.0, False)
+    worse = score(instance, f"<answer>{_corrupt(instance.reference)}</answer>")
+    assert worse.native < 1.0 and not worse.success
+    # The gold is the diff of two independent solves.
+    theory = instance.parsed_theory
+    updated = pt.apply_update(theory, pt.read_update(instance.meta["params"]["update"]))
+    claims = pt.original_claims(theory)
+    before = solve(theory, ordering=ordering)
+    after = solve(updated, ordering=ordering)
+    expected = _diff(
+        instance,
+        {str(c): before.status(c) for c in claims},
+        {str(c): after.status(c) for c in claims},
+    )
+    assert expected == instance.target
+    # The gates.
+    plan = pt.curriculum(level)
+    assert len(instance.target) >= plan.min_changes
+    assert {str(rule.head) for rule in theory.rules} & set(instance.target)
+    assert any(claim not in instance.target for claim in instance.meta["params"]["salient"])
+    assert before.consistent and after.consistent
+    assert set(instance.meta["params"]["moves"]) <= set(plan.kinds)
+
+
+@pytest.mark.parametrize("ordering", ORDERINGS, ids=str)
+def test_gold_changes_agree_with_pyarg(ordering: Ordering) -> None:
+    for level in (1, 3, 5, 8, 11, 15):
+        instance = generate("perturbation", level, ordering, seed=200 + level)
+        theory = instance.parsed_theory
+        updated = pt.apply_update(theory, pt.read_update(instance.meta["params"]["update"]))
+        claims = pt.original_claims(theory)
+        before = oracle(theory, ordering).statuses(claims)
+        after = oracle(updated, ordering).statuses(claims)
+        assert _diff(instance, before, after) == instance.target, instance.id
+
+
+def test_updates_add_and_remove_directives() -> None:
+    theory = parse_theory(
+        "[premise: a]\n[premise: -a]\n[premise: c]\n[defeasible r1: a => b]\n"
+        "[defeasible r2: c => -b]\n[prefer_premise: a > -a]\n"
+    )
+    update = pt.read_update(
+        [
+            ["remove", "[prefer_premise: a > -a]"],
+            ["remove", "[defeasible r2: c => -b]"],
+            ["add", "[defeasible u: c => -r1]"],
+            ["add", "[premise: d]"],
+        ]
+    )
+    assert update[0] == ("remove", PremisePreference(Literal("a"), Literal("a", True)))
+    updated = pt.apply_update(theory, update)
+    assert Premise(Literal("d")) in list(updated.directives())
+    assert [rule.name for rule in updated.rules] == ["r1", "u"]
+    assert updated.premise_preferences == ()
+    assert isinstance(updated.rule("u"), Rule)
+    # The claims considered are the original theory's literals only (not d, not -r1).
+    assert [str(c) for c in pt.original_claims(theory)] == ["-a", "-b", "a", "b", "c"]
+
+
+def test_generation_is_deterministic_across_processes() -> None:
+    program = (
+        "import argc.tasks.perturbation\n"
+        "from argc.tasks import generate\n"
+        "from argc.dsl.ir import Ordering\n"
+        "for seed in (3, 4):\n"
+        "    print(generate('perturbation', 12, Ordering('weakest-link', 'democratic'),"
+        " seed).to_json())\n"
+    )
+    command = [sys.executable, "-c", program]
+    first = subprocess.run(command, capture_output=True, check=True).stdout
+    second = subprocess.run(command, capture_output=True, check=True).stdout
+    assert first == second and first.count(b"\n") == 2
+    here = generate("perturbation", 12, Ordering("weakest-link", "democratic"), 3).to_json()
+    assert first.decode().splitlines()[0] == here
+
+
+def test_prompt_states_the_update_and_the_claims() -> None:
+    instance = generate("perturbation", 9, Ordering("last-link", "democratic"), seed=5)
+    for operation, text in instance.meta["params"]["update"]:
+        assert f"{operation} {text}" in instance.prompt
+    claims = ", ".join(str(c) for c in pt.original_claims(instance.parsed_theory))
+    assert claims in instance.prompt
+    assert "last-link democratic" in instance.prompt and "<answer>" in instance.prompt
+
+
+def test_scoring_is_pair_f1_over_changed_claims() -> None:
+    instance = generate("perturbation", 10, Ordering(), seed=2)
+    gold = instance.target
+    lines = [f"{claim}: {status}" for claim, status in gold.items()]
+    n = len(gold)
+    assert n >= 2
+    # Tolerant of form.
+    loose = "\n".join(f"- `{claim}`: {status.upper()}." for claim, status in gold.items())
+    assert score(instance, f"<answer>\n{loose}\n</answer>").success
+    # A changed claim left out: precision 1, recall (n-1)/n.
+    result = score(instance, "<answer>" + "\n".join(lines[1:]) + "</answer>")
+    assert result.native == pytest.approx(2 * (n - 1) / (2 * n - 1)) and not result.success
+    # An unchanged claim listed as changed counts against precision.
+    unchanged = next(
+        str(c) for c in pt.original_claims(instance.parsed_theory) if str(c) not in gold
+    )
+    extra = "\n".join([*lines, f"{unchanged}: undecided"])
+    result = score(instance, f"<answer>{extra}</answer>")
+    assert result.native == pytest.approx(2 * n / (2 * n + 1)) and not result.success
+    # A changed claim with the wrong new status is wrong.
+    result = score(instance, f"<answer>{_corrupt(instance.reference)}</answer>")
+    assert result.native == pytest.approx((n - 1) / n)
+    # Saying nothing changed scores zero; unreadable content scores zero.
+    assert score(instance, "<answer></answer>").native == 0.0
+    result = score(instance, "<answer>everything changes</answer>")
+    assert (result.native, result.success) == (0.0, False)
+    assert result.reason.startswith("unreadable answer")
