@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -28,6 +29,9 @@ class Limits:
 
     seconds: float = 30.0
     arguments: int = 20_000
+    #: Sub-arguments counted over all arguments (with repetition): bounds the relations that
+    #: grow with the depth of arguments, which the grounder cannot interrupt cheaply.
+    sub_arguments: int = 3_000_000
     extensions: int = 10_000
 
 
@@ -53,6 +57,8 @@ class Budget:
         self.clock = clock
         self.numbers: dict[clingo.Symbol, clingo.Symbol] = {}
         self.structures: list[clingo.Symbol] = []
+        self.sizes: list[int] = []  # sub-arguments of argument i + 1, with repetition
+        self.sub_arguments = 0
         self.exceeded: LimitExceeded | None = None
 
     def _fail(self, reason: str) -> None:
@@ -73,11 +79,26 @@ class Budget:
             self.deadline(structure)
             if len(self.structures) >= self.limits.arguments:
                 self._fail(f"the theory has more than {self.limits.arguments:,} arguments")
+            self._count_sub_arguments(structure)
             self.structures.append(structure)
             number = self.numbers[structure] = clingo.Number(len(self.structures))
         return number
 
+    def _count_sub_arguments(self, structure: clingo.Symbol) -> None:
+        size = 1
+        if structure.name == "app":
+            subs = _NUMBERS.findall(str(structure.arguments[1]))
+            size += sum(self.sizes[int(sub) - 1] for sub in subs)
+        self.sizes.append(size)
+        self.sub_arguments += size
+        if self.sub_arguments > self.limits.sub_arguments:
+            self._fail(
+                f"the theory's arguments have more than {self.limits.sub_arguments:,}"
+                " sub-arguments in all (too deep to ground)"
+            )
 
+
+_NUMBERS = re.compile(r"\d+")
 _ONE = clingo.Number(1)
 
 

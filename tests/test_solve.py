@@ -403,3 +403,11 @@ def test_cli_refuses_a_huge_file_before_decoding(tmp_path, capsys):
     assert main(["check", str(path)]) == 2
     _, err = capsys.readouterr()
     assert err.startswith(f"{path}: file has 16,000,002 bytes; the limit is 4,000,000 characters")
+
+
+def test_sub_argument_limit_stops_deep_theories():
+    text = "[premise: a0]\n" + "".join(f"[defeasible r{i}: a{i} => a{i + 1}]\n" for i in range(100))
+    theory = parse_theory(text)
+    assert len(solve(theory, limits=Limits(sub_arguments=5_200)).arguments) == 101
+    with pytest.raises(LimitExceeded, match=r"more than 1,000 sub-arguments in all"):
+        solve(theory, limits=Limits(sub_arguments=1_000))
