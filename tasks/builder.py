@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 import string
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from argc.dsl.ir import (
     Axiom,
@@ -39,14 +39,6 @@ class Shape:
     distractors: int = 0  # unrelated derivations
 
 
-@dataclass
-class Step:
-    """One inference of a derivation: its rule and the literals it consumes."""
-
-    rule: Rule
-    premises: list[Literal] = field(default_factory=list)
-
-
 class Builder:
     """Accumulates directives with fresh two-letter-and-digit names, ArgGYM style."""
 
@@ -57,7 +49,6 @@ class Builder:
         self.premises: list[Literal] = []
         self.axioms: list[Literal] = []
         self.rules: list[Rule] = []
-        self.steps: list[Step] = []
         self.salient: list[Literal] = []  # claims whose status the conflicts put at stake
 
     # names -------------------------------------------------------------------------------
@@ -90,7 +81,6 @@ class Builder:
         made = Rule(self.name(), tuple(body), head, strict=strict)
         self.rules.append(made)
         self.directives.append(made)
-        self.steps.append(Step(made, list(body)))
         return made
 
     def prefer_rules(self, stronger: Rule, weaker: Rule) -> None:
@@ -170,7 +160,7 @@ class Builder:
             self.prefer_premises(*pair)
 
     def theory(self, extra: list[Directive] | None = None) -> Theory:
-        """The directives built so far (shuffled within kinds by printing order), as a theory."""
+        """The directives built so far (plus `extra`), as a theory."""
         return Theory.from_directives([*self.directives, *(extra or [])])
 
 
