@@ -114,6 +114,12 @@ class Ordering:
         return cls(*words)
 
 
+#: The four argument orderings ArgGYM crosses (PyArg's reading of the set comparisons).
+ORDERINGS: tuple[Ordering, ...] = tuple(
+    Ordering(principle, comparison) for principle in PRINCIPLES for comparison in SET_COMPARISONS
+)
+
+
 # Directives --------------------------------------------------------------------------------
 
 

@@ -18,14 +18,9 @@ from typing import Any
 from tqdm import tqdm
 
 from argc.compiler import Solution, solve
-from argc.dsl.ir import Ordering
+from argc.dsl.ir import ORDERINGS
 from argc.tasks.framework import LEVELS, REGISTRY, Instance, generate, get_task
 
-ORDERINGS = [
-    Ordering(principle, comparison)
-    for principle in ("last-link", "weakest-link")
-    for comparison in ("elitist", "democratic")
-]
 COLUMNS = {
     "directives": "directives",
     "arguments": "arguments",

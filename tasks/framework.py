@@ -18,11 +18,13 @@ from typing import Any, ClassVar
 
 from argc.compiler import LimitExceeded, Limits, QueryResult, query
 from argc.dsl.errors import ArgcError
-from argc.dsl.ir import Ordering, Theory
+from argc.dsl.ir import ORDERINGS, Ordering, Theory
 from argc.dsl.parser import parse_theory
 from argc.tasks.answers import answer_region
 
 LEVELS = tuple(range(1, 16))
+#: Every (level, ordering) cell of a task.
+CELLS = tuple((level, ordering) for level in LEVELS for ordering in ORDERINGS)
 
 #: Limits for solving generated candidates; a candidate that hits them is rejected.
 GENERATION_LIMITS = Limits(seconds=10.0, arguments=5_000)

@@ -13,15 +13,10 @@ from oracle import oracle
 from random_theories import random_theory
 
 from argc.compiler import LimitExceeded, Limits, solve
-from argc.dsl.ir import SEMANTICS, Ordering, Theory
+from argc.dsl.ir import ORDERINGS, SEMANTICS, Ordering, Theory
 
 THEORIES = int(os.environ.get("ARGC_ORACLE_THEORIES", "400"))
 BLOCK = 50
-ORDERINGS = [
-    Ordering(principle, comparison)
-    for principle in ("last-link", "weakest-link")
-    for comparison in ("elitist", "democratic")
-]
 #: PyArg enumerates extensions by brute search: compare them only on small frameworks.
 SMALL_FRAMEWORK = 12
 #: PyArg's defeat computation is quadratic in Python: theories with more arguments than this

@@ -12,18 +12,11 @@ from oracle import oracle
 
 import argc.tasks.claim_chain  # noqa: F401  (registers the task)
 from argc.compiler import query
-from argc.dsl.ir import Axiom, Literal, Ordering, Premise, Rule
+from argc.dsl.ir import ORDERINGS, Axiom, Literal, Ordering, Premise, Rule
 from argc.dsl.parser import parse_directives
-from argc.tasks import LEVELS, Instance, generate, get_task, score
+from argc.tasks import Instance, generate, get_task, score
 from argc.tasks.claim_chain import chain_score, read_directives
-from argc.tasks.framework import Candidate
-
-ORDERINGS = [
-    Ordering(principle, comparison)
-    for principle in ("last-link", "weakest-link")
-    for comparison in ("elitist", "democratic")
-]
-CELLS = [(level, ordering) for level in LEVELS for ordering in ORDERINGS]
+from argc.tasks.framework import CELLS, Candidate
 
 
 def _answer(text: str) -> str:

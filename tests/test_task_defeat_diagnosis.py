@@ -16,17 +16,11 @@ import argc.tasks.defeat_diagnosis as dd
 from argc.compiler import query
 from argc.dsl import parse_theory
 from argc.dsl.ir import Literal, Ordering, Theory
-from argc.tasks import LEVELS, Instance, generate, get_task, score
+from argc.tasks import Instance, generate, get_task, score
 from argc.tasks.answers import UnreadableAnswer
-from argc.tasks.framework import Candidate
+from argc.tasks.framework import CELLS, Candidate
 
 TASK = "defeat_diagnosis"
-ORDERINGS = [
-    Ordering(principle, comparison)
-    for principle in ("last-link", "weakest-link")
-    for comparison in ("elitist", "democratic")
-]
-CELLS = [(level, ordering) for level in LEVELS for ordering in ORDERINGS]
 EXAMPLES = Path(__file__).parent.parent / "examples"
 
 

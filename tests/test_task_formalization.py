@@ -15,7 +15,7 @@ from oracle import oracle
 import argc.tasks.formalization  # noqa: F401  (registers the task)
 from argc.compiler import query
 from argc.dsl.canonical import canonical
-from argc.dsl.ir import Literal, Ordering, QueryHeader, Rule, Theory
+from argc.dsl.ir import ORDERINGS, Literal, Ordering, QueryHeader, Rule, Theory
 from argc.dsl.parser import parse_theory
 from argc.tasks import LEVELS, Instance, generate, get_task, score
 from argc.tasks.formalization import (
@@ -27,14 +27,9 @@ from argc.tasks.formalization import (
     multiset_f1,
     rule_correspondence,
 )
+from argc.tasks.framework import CELLS
 from argc.tasks.templates import PARAPHRASTIC, POOLS, TECHNICAL, Realizer
 
-ORDERINGS = [
-    Ordering(principle, comparison)
-    for principle in ("last-link", "weakest-link")
-    for comparison in ("elitist", "democratic")
-]
-CELLS = [(level, ordering) for level in LEVELS for ordering in ORDERINGS]
 TASK = get_task("formalization")
 
 

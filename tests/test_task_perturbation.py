@@ -12,16 +12,10 @@ from oracle import oracle
 
 import argc.tasks.perturbation as pt
 from argc.compiler import solve
-from argc.dsl.ir import Literal, Ordering, Premise, PremisePreference, Rule
+from argc.dsl.ir import ORDERINGS, Literal, Ordering, Premise, PremisePreference, Rule
 from argc.dsl.parser import parse_theory
-from argc.tasks import LEVELS, generate, score
-
-ORDERINGS = [
-    Ordering(principle, comparison)
-    for principle in ("last-link", "weakest-link")
-    for comparison in ("elitist", "democratic")
-]
-CELLS = [(level, ordering) for level in LEVELS for ordering in ORDERINGS]
+from argc.tasks import generate, score
+from argc.tasks.framework import CELLS
 
 
 def _corrupt(reference: str) -> str:

@@ -13,17 +13,12 @@ from oracle import oracle
 
 import argc.tasks.semantics_query as sq
 from argc.compiler import solve
-from argc.dsl.ir import Literal, Ordering
-from argc.tasks import LEVELS, generate, score
+from argc.dsl.ir import ORDERINGS, Literal, Ordering
+from argc.tasks import generate, score
 from argc.tasks.answers import pair_f1, read_entries
 from argc.tasks.builder import Builder
+from argc.tasks.framework import CELLS
 
-ORDERINGS = [
-    Ordering(principle, comparison)
-    for principle in ("last-link", "weakest-link")
-    for comparison in ("elitist", "democratic")
-]
-CELLS = [(level, ordering) for level in LEVELS for ordering in ORDERINGS]
 #: PyArg enumerates extensions by brute force: only small frameworks are checked against it.
 PYARG_MAX_ARGUMENTS = 15
 

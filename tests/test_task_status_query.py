@@ -9,16 +9,10 @@ import sys
 import pytest
 from oracle import oracle
 
-from argc.dsl.ir import Literal, Ordering
-from argc.tasks import LEVELS, generate, score
+from argc.dsl.ir import ORDERINGS, Literal, Ordering
+from argc.tasks import generate, score
 from argc.tasks.answers import answer_region, pair_f1, read_entries
-
-ORDERINGS = [
-    Ordering(principle, comparison)
-    for principle in ("last-link", "weakest-link")
-    for comparison in ("elitist", "democratic")
-]
-CELLS = [(level, ordering) for level in LEVELS for ordering in ORDERINGS]
+from argc.tasks.framework import CELLS
 
 
 def _corrupt(reference: str) -> str:
