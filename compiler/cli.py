@@ -72,6 +72,13 @@ def add_ordering(parser: argparse.ArgumentParser) -> None:
 def _add_limits(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--time-limit", type=float, default=60.0, metavar="SECONDS")
     parser.add_argument("--max-arguments", type=int, default=Limits.arguments, metavar="N")
+    parser.add_argument(
+        "--max-extensions",
+        type=int,
+        default=Limits.extensions,
+        metavar="N",
+        help="stop with an error past N extensions (conflict-free and admissible sets abound)",
+    )
 
 
 def _ordering(args: argparse.Namespace, header: Ordering | None) -> Ordering:
@@ -84,7 +91,9 @@ def _ordering(args: argparse.Namespace, header: Ordering | None) -> Ordering:
 
 
 def _limits(args: argparse.Namespace) -> Limits:
-    return Limits(seconds=args.time_limit, arguments=args.max_arguments)
+    return Limits(
+        seconds=args.time_limit, arguments=args.max_arguments, extensions=args.max_extensions
+    )
 
 
 def _check_file(path: str, args: argparse.Namespace) -> int:

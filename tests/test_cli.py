@@ -628,3 +628,13 @@ def test_console_script(tmp_path):
     assert second["file"] == missing and "cannot read file" in second["error"]
     assert "cannot read file" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_max_extensions_flag(tmp_path, capsys):
+    path = tmp_path / "free.arg"
+    path.write_text("".join(f"[premise: p{i}]\n" for i in range(6)), encoding="utf-8")
+    args = ["check", str(path), "--semantics", "conflict-free", "--json"]
+    assert main([*args, "--max-extensions", "64"]) == EXIT_OK
+    assert len(json.loads(capsys.readouterr().out)["extensions"]) == 64
+    assert main([*args, "--max-extensions", "63"]) == EXIT_INPUT_ERROR
+    assert "more than 63 conflict-free extensions" in capsys.readouterr().err
