@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 from argc.compiler import QueryResult
@@ -29,7 +29,7 @@ from argc.dsl.ir import (
 from argc.dsl.parser import parse_directives
 from argc.tasks.answers import MAX_ANSWER_CHARS, UnreadableAnswer
 from argc.tasks.builder import Builder
-from argc.tasks.framework import Candidate, Instance, Score, Task, register
+from argc.tasks.framework import Candidate, Instance, Score, Task, knobs, register
 from argc.tasks.prompts import answer_request, theory_block
 from argc.tasks.symbols import literal_of
 
@@ -445,7 +445,7 @@ class ClaimChain(Task):
     name = "claim_chain"
 
     def parameters(self, level: int) -> dict[str, Any]:
-        return asdict(curriculum(level))
+        return knobs(curriculum(level))
 
     def candidate(self, rng: random.Random, level: int) -> Candidate:
         theory, params = _Generator(rng, curriculum(level)).build()

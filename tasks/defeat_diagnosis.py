@@ -26,7 +26,7 @@ from argc.compiler import QueryResult
 from argc.dsl.ir import Literal, Ordering, QueryHeader, Rule, RulePreference
 from argc.tasks.answers import MAX_ANSWER_CHARS, UnreadableAnswer, pair_f1
 from argc.tasks.builder import Builder
-from argc.tasks.framework import Candidate, Instance, Score, Task, register
+from argc.tasks.framework import Candidate, Instance, Score, Task, knobs, register
 from argc.tasks.prompts import answer_request, theory_block
 from argc.tasks.symbols import literal_of
 
@@ -481,7 +481,7 @@ class DefeatDiagnosis(Task):
     name = "defeat_diagnosis"
 
     def parameters(self, level: int) -> dict[str, Any]:
-        return asdict(curriculum(level))
+        return knobs(curriculum(level))
 
     def candidate(self, rng: random.Random, level: int) -> Candidate:
         knobs = curriculum(level)

@@ -25,7 +25,7 @@ import random
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 from argc.compiler import LimitExceeded, Limits, QueryResult, Solution, solve
@@ -48,7 +48,7 @@ from argc.dsl.ir import (
 from argc.dsl.parser import parse_directives, parse_theory
 from argc.tasks.answers import MAX_ANSWER_CHARS, pair_f1
 from argc.tasks.builder import Builder
-from argc.tasks.framework import Candidate, Instance, Score, Task, register
+from argc.tasks.framework import Candidate, Instance, Score, Task, knobs, register
 from argc.tasks.prompts import LEGEND, answer_request, claim_list
 from argc.tasks.symbols import literal_of
 from argc.tasks.templates import PARAPHRASTIC, Realizer
@@ -446,9 +446,7 @@ class Formalization(Task):
     name = "formalization"
 
     def parameters(self, level: int) -> dict[str, Any]:
-        knobs = asdict(curriculum(level))
-        knobs["needs"] = list(knobs["needs"])
-        return knobs
+        return knobs(curriculum(level))
 
     def candidate(self, rng: random.Random, level: int) -> Candidate:
         knobs = curriculum(level)

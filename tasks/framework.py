@@ -10,7 +10,7 @@ import json
 import random
 from abc import ABC, abstractmethod
 from collections import Counter
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, is_dataclass
 from functools import cached_property
 from importlib.resources import files
 from pathlib import Path
@@ -133,6 +133,18 @@ class Task(ABC):
     def parameters(self, level: int) -> dict[str, Any]:
         """The curriculum parameters of a level (documented in docs/curriculum.md)."""
         return {}
+
+
+def knobs(curriculum: Any) -> dict[str, Any]:
+    """A curriculum dataclass as JSON values: nested dataclasses (a builder Shape) are merged
+    into the top level and tuples become lists."""
+    found: dict[str, Any] = {}
+    for name, value in vars(curriculum).items():
+        if is_dataclass(value):
+            found.update(knobs(value))
+        else:
+            found[name] = list(value) if isinstance(value, tuple) else value
+    return found
 
 
 REGISTRY: dict[str, Task] = {}

@@ -37,6 +37,7 @@ from argc.tasks.framework import (
     Instance,
     Score,
     Task,
+    knobs,
     register,
 )
 from argc.tasks.prompts import answer_request, claim_list, theory_block
@@ -351,16 +352,7 @@ class Perturbation(Task):
     name = "perturbation"
 
     def parameters(self, level: int) -> dict[str, Any]:
-        plan = curriculum(level)
-        return {
-            **vars(plan.shape),
-            "kinds": list(plan.kinds),
-            "moves": plan.moves,
-            "decided_share": plan.decided_share,
-            "dormant": plan.dormant,
-            "min_changes": plan.min_changes,
-            "focus": plan.focus,
-        }
+        return knobs(curriculum(level))
 
     def candidate(self, rng: random.Random, level: int) -> Candidate:
         plan = curriculum(level)

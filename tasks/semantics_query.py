@@ -25,6 +25,7 @@ from argc.tasks.framework import (
     Instance,
     Score,
     Task,
+    knobs,
     register,
 )
 from argc.tasks.prompts import answer_request, theory_block
@@ -182,19 +183,7 @@ class SemanticsQuery(Task):
     name = "semantics_query"
 
     def parameters(self, level: int) -> dict[str, Any]:
-        plan = curriculum(level)
-        return {
-            **vars(plan.shape),
-            "modes": list(plan.modes),
-            "claims": plan.claims,
-            "modes_per_claim": plan.modes_per_claim,
-            "no_stable": plan.no_stable,
-            "floating": plan.floating,
-            "broken_cycles": plan.broken_cycles,
-            "open_cycles": plan.open_cycles,
-            "cycle_length": plan.cycle_length,
-            "hooks": plan.hooks,
-        }
+        return knobs(curriculum(level))
 
     def candidate(self, rng: random.Random, level: int) -> Candidate:
         plan = curriculum(level)

@@ -10,6 +10,7 @@ import sys
 import time
 
 import pytest
+from test_cli import THEORY  # derived by hand there: 13 arguments, 12 attacks
 
 from argc.cli import main
 from argc.compiler import Argument, Attack, LimitExceeded, Limits, solve
@@ -17,25 +18,6 @@ from argc.compiler.report import as_record, summary
 from argc.dsl import Literal, Ordering, parse_theory
 from argc.dsl.errors import ArgcError
 from argc.dsl.parser import MAX_SOURCE_CHARS
-
-# See tests/test_cli.py for the derivation: 13 arguments, 6 undermine / 4 rebut / 2 undercut.
-THEORY = """\
-[axiom: c]
-[premise: a]
-[premise: b]
-[premise: -b]
-[premise: e]
-[premise: -e]
-[prefer_premise: b > -b]
-[defeasible r1: a => x]
-[defeasible r2: c => -x]
-[prefer_rule: r2 > r1]
-[defeasible r3: b => -r4]
-[defeasible r4: a => y]
-[defeasible r7: c => -r3]
-[defeasible r5: -x AND b => z]
-[defeasible r6: x => w]
-"""
 
 #: Generous bound for "the limit stops it promptly" (the limits here are 0.5 s).
 PROMPT = 10.0

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from oracle import oracle
+from task_checks import check_contract
 
 import argc.tasks.defeat_diagnosis as dd
 from argc.compiler import query
@@ -39,12 +40,8 @@ def _corrupt(reference: str) -> str:
 @pytest.mark.parametrize(("level", "ordering"), CELLS, ids=lambda x: str(x))
 def test_every_cell_generates_and_scores(instances, level: int, ordering: Ordering) -> None:
     instance = instances[(level, str(ordering))]
-    best = score(instance, f"thinking...<answer>\n{instance.reference}\n</answer>")
-    assert (best.native, best.success) == (1.0, True)
-    empty = score(instance, "")
-    assert (empty.native, empty.success) == (0.0, False)
-    worse = score(instance, f"<answer>{_corrupt(instance.reference)}</answer>")
-    assert worse.native == 0.85 and not worse.success
+    worse = check_contract(instance, _corrupt(instance.reference))
+    assert worse.native == 0.85
     dropped = score(instance, f"<answer>{instance.reference.rsplit(chr(10), 1)[0]}</answer>")
     if len(instance.target["failures"]) > 1:
         assert dropped.native < 1.0 and not dropped.success
