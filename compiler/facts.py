@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
-from argc.dsl.ir import Literal, Theory
+from argc.dsl.ir import (
+    Axiom,
+    Contrary,
+    Directive,
+    Literal,
+    Premise,
+    PremisePreference,
+    Rule,
+    RulePreference,
+    Theory,
+)
 
 
 def literal_term(literal: Literal) -> str:
@@ -10,31 +20,35 @@ def literal_term(literal: Literal) -> str:
     return f'{"neg" if literal.negated else "pos"}("{literal.atom}")'
 
 
+def directive_atoms(directive: Directive) -> list[str]:
+    """The input atoms (without the final period) one knowledge, rule, preference or
+    contrary directive stands for; header directives stand for none."""
+    match directive:
+        case Axiom(literal=literal):
+            return [f"axiom({literal_term(literal)})"]
+        case Premise(literal=literal):
+            return [f"premise({literal_term(literal)})"]
+        case Rule(name=name, body=body, head=head):
+            return [
+                f'rule("{name}", {literal_term(head)})',
+                f'{directive.kind}("{name}")',
+                f'body_size("{name}", {len(body)})',
+                *(
+                    f'body("{name}", {index}, {literal_term(literal)})'
+                    for index, literal in enumerate(body, start=1)
+                ),
+            ]
+        case RulePreference(stronger=stronger, weaker=weaker):
+            return [f'rule_pref("{weaker}", "{stronger}")']
+        case PremisePreference(stronger=stronger, weaker=weaker):
+            return [f"premise_pref({literal_term(weaker)}, {literal_term(stronger)})"]
+        case Contrary(attacker=attacker, attacked=attacked):
+            return [f"contrary({literal_term(attacker)}, {literal_term(attacked)})"]
+    return []
+
+
 def theory_facts(theory: Theory) -> str:
     """The theory as ASP facts, one per line."""
-    lines: list[str] = []
-    lines += [f"axiom({literal_term(literal)})." for literal in theory.axioms]
-    lines += [f"premise({literal_term(literal)})." for literal in theory.premises]
-    for rule in theory.rules:
-        name = f'"{rule.name}"'
-        lines.append(f"rule({name}, {literal_term(rule.head)}).")
-        lines.append(f"{rule.kind}({name}).")
-        lines.append(f"body_size({name}, {len(rule.body)}).")
-        lines += [
-            f"body({name}, {index}, {literal_term(literal)})."
-            for index, literal in enumerate(rule.body, start=1)
-        ]
-    lines += [
-        f'rule_pref("{preference.weaker}", "{preference.stronger}").'
-        for preference in theory.rule_preferences
-    ]
-    lines += [
-        f"premise_pref({literal_term(preference.weaker)}, {literal_term(preference.stronger)})."
-        for preference in theory.premise_preferences
-    ]
-    lines += [
-        f"contrary({literal_term(contrary.attacker)}, {literal_term(contrary.attacked)})."
-        for contrary in theory.contraries
-    ]
-    lines += [f"query({literal_term(literal)})." for literal in theory.queries]
-    return "\n".join(lines) + "\n"
+    lines = [atom for directive in theory.directives() for atom in directive_atoms(directive)]
+    lines += [f"query({literal_term(literal)})" for literal in theory.queries]
+    return "".join(f"{line}.\n" for line in lines)

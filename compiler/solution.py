@@ -73,7 +73,7 @@ class Solution:
         """Every attack: a direct attack on B reaches every argument that contains B."""
         containing: dict[str, list[str]] = defaultdict(list)
         for name in self.arguments:
-            for sub in self._subarguments(name):
+            for sub in self.subarguments(name):
                 containing[sub].append(name)
         found = [
             Attack(attack.attacker, whole, attack.on, attack.kind, attack.defeat)
@@ -82,7 +82,7 @@ class Solution:
         ]
         return tuple(sorted(found, key=lambda a: (a.attacker, a.attacked, a.on, a.kind)))
 
-    def _subarguments(self, name: str) -> set[str]:
+    def subarguments(self, name: str) -> set[str]:
         """`name` and all its sub-arguments."""
         found, stack = set(), [name]
         while stack:

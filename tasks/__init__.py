@@ -2,8 +2,11 @@
 answer grammars and scorers, registered by name."""
 
 from argc.tasks import (  # noqa: F401  (importing a task module registers it)
+    attack,
     claim_chain,
+    counter_argument,
     defeat_diagnosis,
+    defence,
     formalization,
     perturbation,
     semantics_query,

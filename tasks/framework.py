@@ -98,13 +98,18 @@ class Task(ABC):
     attempts: ClassVar[int] = 400
     #: The query file of a task defined outside the package (default: `tasks/<name>.lp`).
     program_file: ClassVar[Path | None] = None
+    #: Tasks of one family draw the same random candidates for the same coordinates (a
+    #: matched pair of tasks over the same theories); default: the task's own name.
+    family: ClassVar[str | None] = None
 
     @cached_property
     def program(self) -> str:
-        """The task's ASP query: gates and the gold target over the solved model."""
+        """The task's ASP query: gates and the gold target over the solved model (shared by
+        the tasks of a family)."""
         if self.program_file is not None:
             return Path(self.program_file).read_text(encoding="utf-8")
-        return files("argc.tasks").joinpath(f"{self.name}.lp").read_text(encoding="utf-8")
+        name = self.family or self.name
+        return files("argc.tasks").joinpath(f"{name}.lp").read_text(encoding="utf-8")
 
     @abstractmethod
     def candidate(self, rng: random.Random, level: int) -> Candidate:
@@ -191,7 +196,7 @@ def generate(task_name: str, level: int, ordering: Ordering, seed: int) -> Insta
     task = get_task(task_name)
     if level not in LEVELS:
         raise ArgcError(f"level must be between 1 and {LEVELS[-1]}, not {level}")
-    rng = instance_rng(task.name, level, ordering, seed)
+    rng = instance_rng(task.family or task.name, level, ordering, seed)
     rejections: Counter[str] = Counter()
     for _ in range(task.attempts):
         candidate = task.candidate(rng, level)

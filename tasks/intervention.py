@@ -1,0 +1,571 @@
+"""What the six constructive tasks share (ArgGYM §3.3, Appendix A.1 and B): intervention
+languages and their legality, the declared candidate space with its verified minimum, and the
+execution-based scorer.
+
+A task states goals (claim → requested grounded status) over a base theory and declares a
+candidate space of directives; `fewest_additions` (one clingo optimisation) establishes the
+fewest candidates that reach every goal and keep the theory consistent. Instances whose minimum
+is not established within the search limits are rejected.
+"""
+
+from __future__ import annotations
+
+import random
+from abc import abstractmethod
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from argc.compiler import LimitExceeded, Limits, QueryResult, Solution, solve
+from argc.compiler.facts import literal_term
+from argc.compiler.intervention import Minimum, fewest_additions
+from argc.dsl.errors import ArgcError
+from argc.dsl.ir import (
+    Axiom,
+    Directive,
+    Literal,
+    Ordering,
+    Premise,
+    PremisePreference,
+    Rule,
+    RulePreference,
+    Theory,
+)
+from argc.dsl.parser import parse_intervention
+from argc.tasks.answers import MAX_ANSWER_CHARS
+from argc.tasks.builder import Builder
+from argc.tasks.framework import Candidate, Instance, Score, Task
+from argc.tasks.prompts import answer_request, theory_block
+
+#: Limits for the minimum search at generation time; a search that hits them is rejected.
+SEARCH_LIMITS = Limits(seconds=20.0, arguments=5_000)
+#: Limits for executing a submitted intervention.
+SCORING_LIMITS = Limits(seconds=10.0, arguments=5_000)
+
+# Intervention languages ------------------------------------------------------------------
+
+#: The kinds of directive an intervention may add, with the form each is written in.
+FORMS = {
+    "defeasible": "[defeasible <new name>: <antecedent> AND ... => <consequent>]",
+    "strict": "[strict <new name>: <antecedent> AND ... -> <consequent>]",
+    "prefer_rule": "[prefer_rule: <defeasible rule> > <defeasible rule>]",
+    "prefer_premise": "[prefer_premise: <ordinary premise> > <ordinary premise>]",
+    "negated_premise": "[premise: -<p>] where p is an ordinary premise of the theory",
+}
+#: Adding rules, preferences and undermining premises, without strict rules.
+ATTACKING = ("defeasible", "prefer_rule", "prefer_premise", "negated_premise")
+
+
+def rejection(
+    directive: Directive,
+    base: Theory,
+    language: Sequence[str],
+    new_rules: dict[str, Rule],
+    new_premises: set[Literal],
+    fixed: set[Literal],
+) -> str | None:
+    """Why `directive` is illegal in `language` (None when legal). `new_rules` and
+    `new_premises` are the legal additions of the same intervention, which preferences may
+    name; new rules may not conclude a `fixed` literal."""
+    base_rules = {rule.name: rule for rule in base.rules}
+    if isinstance(directive, Rule):
+        if directive.kind not in language:
+            return f"{directive.kind} rules may not be added"
+        taken = set(base_rules) | {literal.atom for literal in base.literals()}
+        if directive.name in taken:
+            return f"rule name '{directive.name}' is not fresh"
+        if not directive.body or len(set(directive.body)) != len(directive.body):
+            return f"rule '{directive.name}' needs distinct antecedents"
+        if directive.head in fixed:
+            return f"new rules may not conclude {directive.head}"
+        return None
+    if isinstance(directive, RulePreference):
+        if "prefer_rule" not in language:
+            return "rule preferences may not be added"
+        known = {name for name, rule in base_rules.items() if not rule.strict}
+        known |= {name for name, rule in new_rules.items() if not rule.strict}
+        for name in (directive.stronger, directive.weaker):
+            if name not in known:
+                return f"'{name}' is not a defeasible rule"
+        return None if directive.stronger != directive.weaker else "a rule preferred to itself"
+    if isinstance(directive, PremisePreference):
+        if "prefer_premise" not in language:
+            return "premise preferences may not be added"
+        known = set(base.premises) | new_premises
+        for literal in (directive.stronger, directive.weaker):
+            if literal not in known:
+                return f"'{literal}' is not an ordinary premise"
+        return None if directive.stronger != directive.weaker else "a premise preferred to itself"
+    if isinstance(directive, Premise):
+        if "negated_premise" not in language:
+            return "premises may not be added"
+        if directive.literal.complement not in base.premises:
+            return f"'{directive.literal}' negates no ordinary premise of the theory"
+        if directive.literal in base.axioms:
+            return f"'{directive.literal}' is an axiom"
+        return None
+    if isinstance(directive, Axiom):
+        return "axioms may not be added"
+    return f"'{directive}' may not be added"
+
+
+def legal_part(
+    directives: Sequence[Directive],
+    base: Theory,
+    language: Sequence[str],
+    fixed: Iterable[Literal] = (),
+) -> tuple[list[Directive], list[str]]:
+    """The legal directives of an intervention, and a reason for each rejected one. A rule
+    name defined twice keeps its first definition; preferences may name rules and premises
+    the intervention adds."""
+    fixed = set(fixed)
+    new_rules: dict[str, Rule] = {}
+    new_premises: set[Literal] = set()
+    for directive in directives:
+        if rejection(directive, base, language, new_rules, new_premises, fixed) is not None:
+            continue
+        if isinstance(directive, Rule):
+            new_rules.setdefault(directive.name, directive)
+        elif isinstance(directive, Premise):
+            new_premises.add(directive.literal)
+    legal, reasons = [], []
+    kept_rules: set[str] = set()
+    for directive in directives:
+        reason = rejection(directive, base, language, new_rules, new_premises, fixed)
+        if isinstance(directive, Rule) and reason is None:
+            if directive.name in kept_rules or new_rules[directive.name] != directive:
+                reason = f"rule name '{directive.name}' is defined twice"
+            kept_rules.add(directive.name)
+        if reason is None:
+            legal.append(directive)
+        else:
+            reasons.append(f"{directive}: {reason}")
+    return legal, reasons
+
+
+# Support analysis and candidate spaces ---------------------------------------------------
+
+
+@dataclass
+class Support:
+    """What the arguments for a literal are built from, in a solved theory."""
+
+    rules: set[str] = field(default_factory=set)  # defeasible rules
+    premises: set[Literal] = field(default_factory=set)  # ordinary premises
+    rebuttable: set[Literal] = field(default_factory=set)  # conclusions of defeasible rules
+    conclusions: set[Literal] = field(default_factory=set)  # every sub-conclusion
+
+
+def support(solution: Solution, literal: Literal) -> Support:
+    """The union over every argument for `literal` and all their sub-arguments."""
+    theory = solution.theory
+    defeasible = {rule.name for rule in theory.defeasible_rules}
+    found = Support()
+    stack = [argument.name for argument in solution.arguments_for(literal)]
+    seen: set[str] = set()
+    while stack:
+        name = stack.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        argument = solution.arguments[name]
+        found.conclusions.add(argument.conclusion)
+        if argument.top_rule is None:
+            if argument.conclusion in theory.premises:
+                found.premises.add(argument.conclusion)
+        elif argument.top_rule in defeasible:
+            found.rules.add(argument.top_rule)
+            found.rebuttable.add(argument.conclusion)
+        stack.extend(argument.subarguments)
+    return found
+
+
+def sources(solution: Solution, avoid: Iterable[Literal], count: int) -> list[Literal]:
+    """Up to `count` justified axioms and ordinary premises outside `avoid`, axioms first,
+    each group sorted as text: antecedents for the rules of a candidate space."""
+    theory, avoid = solution.theory, set(avoid)
+    found = []
+    for group in (theory.axioms, theory.premises):
+        found += sorted(
+            (
+                literal
+                for literal in group
+                if literal not in avoid and solution.status(literal) == "justified"
+            ),
+            key=str,
+        )
+    return found[:count]
+
+
+class Space:
+    """A declared candidate space: directives in a fixed order, new rules named `nr1`,
+    `nr2`, ... (skipping names the theory uses); no rule repeats an existing rule's
+    antecedent and consequent (PyArg would merge the two; a strict and a defeasible candidate
+    may share them, one being a twin of the other), and none concludes a `fixed` literal."""
+
+    def __init__(self, theory: Theory, fixed: Iterable[Literal] = ()) -> None:
+        self.theory = theory
+        self.fixed = set(fixed)
+        self.directives: dict[Directive, None] = {}
+        self.taken = {rule.name for rule in theory.rules} | {
+            literal.atom for literal in theory.literals()
+        }
+        self.shapes = {(rule.body, rule.head) for rule in theory.rules}
+        self.made: set[tuple[tuple[tuple[Literal, ...], Literal], bool]] = set()
+        self.premises = set(theory.premises)
+        self.preferred = {(p.stronger, p.weaker) for p in theory.rule_preferences}
+        self.preferred |= {(str(p.stronger), str(p.weaker)) for p in theory.premise_preferences}
+        self.counter = 0
+
+    def _name(self) -> str:
+        while True:
+            self.counter += 1
+            name = f"nr{self.counter}"
+            if name not in self.taken:
+                self.taken.add(name)
+                return name
+
+    def rule(self, body: Sequence[Literal], head: Literal, strict: bool = False) -> Rule | None:
+        shape = (tuple(body), head)
+        if shape in self.shapes or head in body or head in self.fixed:
+            return None
+        if (shape, strict) in self.made:
+            return None
+        self.made.add((shape, strict))
+        made = Rule(self._name(), tuple(body), head, strict=strict)
+        self.directives[made] = None
+        return made
+
+    def prefer_rule(self, stronger: str, weaker: str) -> None:
+        if stronger != weaker and (stronger, weaker) not in self.preferred:
+            self.preferred.add((stronger, weaker))
+            self.directives[RulePreference(stronger, weaker)] = None
+
+    def prefer_premise(self, stronger: Literal, weaker: Literal) -> None:
+        if stronger != weaker and (str(stronger), str(weaker)) not in self.preferred:
+            self.preferred.add((str(stronger), str(weaker)))
+            self.directives[PremisePreference(stronger, weaker)] = None
+
+    def negate_premise(self, premise: Literal) -> Literal | None:
+        """`[premise: -p]` for an ordinary premise p (None when -p is already known)."""
+        negation = premise.complement
+        if negation in self.premises or negation in self.theory.axioms:
+            return None
+        self.premises.add(negation)
+        self.directives[Premise(negation)] = None
+        return negation
+
+    def attacks_on(
+        self, solution: Solution, literal: Literal, antecedents: Sequence[Literal], strict: bool
+    ) -> None:
+        """Candidates that attack the support of `literal`: from each antecedent, a rule
+        rebutting each defeasible conclusion (with preferences over the rules and premises it
+        meets) and a rule undercutting each defeasible rule; for each ordinary premise, its
+        negation as a premise, preferred to it. With `strict`, strict twins of the rules."""
+        found = support(solution, literal)
+        kinds = (False, True) if strict else (False,)
+        for conclusion in sorted(found.rebuttable, key=str):
+            met = support(solution, conclusion)
+            for antecedent in antecedents:
+                for is_strict in kinds:
+                    made = self.rule([antecedent], conclusion.complement, is_strict)
+                    if made is None or is_strict:
+                        continue
+                    for rule in sorted(met.rules):
+                        self.prefer_rule(made.name, rule)
+                    if antecedent in self.theory.premises:
+                        for premise in sorted(met.premises, key=str):
+                            self.prefer_premise(antecedent, premise)
+        for rule in sorted(found.rules):
+            for antecedent in antecedents:
+                for is_strict in kinds:
+                    self.rule([antecedent], Literal(rule, True), is_strict)
+        for premise in sorted(found.premises, key=str):
+            negation = self.negate_premise(premise)
+            if negation is not None:
+                self.prefer_premise(negation, premise)
+
+    def conflicts(self, solution: Solution, literal: Literal, support_wins: bool) -> None:
+        """Preferences deciding the symmetric conflicts (rebuts and undermines) on the
+        support of `literal`: each element of the attacked sub-argument over each element of
+        the attacker (`support_wins`), or the other way round."""
+        inside = support_arguments(solution, literal)
+        for attack in solution.direct_attacks:
+            if attack.on in inside and attack.kind != "undercut":
+                if support_wins:
+                    self.order(solution, attack.on, attack.attacker)
+                else:
+                    self.order(solution, attack.attacker, attack.on)
+
+    def order(self, solution: Solution, stronger: str, weaker: str) -> None:
+        """Preferences putting each element of argument `stronger` over each of `weaker`."""
+        high, low = _elements(solution, stronger), _elements(solution, weaker)
+        for first in sorted(high[0]):
+            for second in sorted(low[0]):
+                self.prefer_rule(first, second)
+        for first in sorted(high[1], key=str):
+            for second in sorted(low[1], key=str):
+                self.prefer_premise(first, second)
+
+    def listing(self) -> list[Directive]:
+        return list(self.directives)
+
+
+def support_arguments(solution: Solution, literal: Literal) -> set[str]:
+    """The arguments for `literal` and all their sub-arguments, by name."""
+    return {
+        sub
+        for argument in solution.arguments_for(literal)
+        for sub in solution.subarguments(argument.name)
+    }
+
+
+def _elements(solution: Solution, name: str) -> tuple[set[str], set[Literal]]:
+    """The defeasible rules and ordinary premises of an argument."""
+    theory = solution.theory
+    defeasible = {rule.name for rule in theory.defeasible_rules}
+    rules, premises = set(), set()
+    for sub in solution.subarguments(name):
+        argument = solution.arguments[sub]
+        if argument.top_rule in defeasible:
+            rules.add(argument.top_rule)
+        elif argument.top_rule is None and argument.conclusion in theory.premises:
+            premises.add(argument.conclusion)
+    return rules, premises
+
+
+# Theories --------------------------------------------------------------------------------
+
+
+def latent_contradiction(builder: Builder) -> RulePreference:
+    """Two unpreferred rules for b and -b from axioms, and strict rules b -> c, b -> -c:
+    consistent as built (b is undecided), inconsistent once one rule is preferred. Returns
+    that preference, which every intervention language may add."""
+    b, c = builder.atom(False), builder.atom(False)
+    first = builder.rule([builder.base(builder.atom(), axiom_share=1.0)], b)
+    second = builder.rule([builder.base(builder.atom(), axiom_share=1.0)], b.complement)
+    builder.rule([b], c, strict=True)
+    builder.rule([b], c.complement, strict=True)
+    return RulePreference(first.name, second.name)
+
+
+# The task base class ---------------------------------------------------------------------
+
+
+def text_map(mapping: dict[Literal, str]) -> dict[str, str]:
+    return {
+        str(literal): value for literal, value in sorted(mapping.items(), key=lambda i: str(i[0]))
+    }
+
+
+def intervention_target(
+    solution: Solution,
+    goals: dict[Literal, str],
+    space: Sequence[Directive],
+    minimum: Minimum,
+    language: Sequence[str],
+    fixed: Iterable[Literal] = (),
+) -> dict[str, Any]:
+    """The stored target: goals and their statuses before the intervention, the support
+    sub-goals of each overruled goal (for partial credit), the candidate space and its
+    verified minimum, and a witness of that size."""
+    subgoals = {}
+    for literal, status in goals.items():
+        if status == "overruled":
+            found = support(solution, literal).conclusions - {literal}
+            found -= set(solution.theory.axioms)
+            subgoals[str(literal)] = text_map({sub: solution.status(sub) for sub in found})
+    return {
+        "goals": text_map(goals),
+        "initial": text_map({literal: solution.status(literal) for literal in goals}),
+        "subgoals": subgoals,
+        "language": list(language),
+        "fixed": sorted(str(literal) for literal in fixed),
+        "min_directives": minimum.size,
+        "witness": [str(directive) for directive in minimum.witness],
+        "candidate_space": [str(directive) for directive in space],
+        "candidate_space_size": len(space),
+    }
+
+
+class InterventionTask(Task):
+    """A constructive task: `goals` and `space` over the solved base theory; the gate query
+    `<name>.lp` sees `target(L)` facts for the claims in `params["targets"]`."""
+
+    #: The kinds of directive (keys of FORMS) an answer may add.
+    language: ClassVar[tuple[str, ...]] = ATTACKING
+
+    @abstractmethod
+    def goals(self, candidate: Candidate, solution: Solution) -> dict[Literal, str] | None:
+        """The requested statuses (None to reject the candidate)."""
+
+    @abstractmethod
+    def space(self, candidate: Candidate, solution: Solution) -> list[Directive]:
+        """The declared candidate space."""
+
+    def fixed(self, candidate: Candidate, solution: Solution) -> set[Literal]:
+        """Literals new rules may not conclude (none by default)."""
+        return set()
+
+    def gate_program(self, candidate: Candidate) -> str:
+        facts = "".join(
+            f"target({literal_term(Literal.parse(text))}).\n"
+            for text in candidate.params.get("targets", [])
+        )
+        return facts + self.program
+
+    def minimum(
+        self,
+        candidate: Candidate,
+        goals: dict[Literal, str],
+        space: Sequence[Directive],
+        ordering: Ordering,
+    ) -> Minimum | None:
+        """The verified minimum, or None when none exists, it is zero (the goals already
+        hold) or the search did not finish within SEARCH_LIMITS."""
+        try:
+            found = fewest_additions(
+                candidate.theory, space, goals, ordering=ordering, limits=SEARCH_LIMITS
+            )
+        except LimitExceeded:
+            return None
+        return found if found is not None and found.size > 0 else None
+
+    def target(self, candidate: Candidate, result: QueryResult, ordering: Ordering) -> Any:
+        solution = result.solution
+        goals = self.goals(candidate, solution)
+        if not goals:
+            return None
+        space = self.space(candidate, solution)
+        found = self.minimum(candidate, goals, space, ordering)
+        if found is None:
+            return None
+        fixed = self.fixed(candidate, solution)
+        return intervention_target(solution, goals, space, found, self.language, fixed)
+
+    def prompt(self, candidate: Candidate, target: Any, ordering: Ordering) -> str:
+        forms = "\n".join(f"  {FORMS[kind]}" for kind in target["language"])
+        if target["fixed"]:
+            forms += "\nNew rules may not conclude " + ", ".join(target["fixed"]) + "."
+        return "\n\n".join(
+            [
+                theory_block(candidate.theory, ordering),
+                objective(target),
+                "Permitted additions, written exactly in these forms:\n" + forms,
+                _RULES_OF_THE_GAME,
+                answer_request("one directive per line."),
+            ]
+        )
+
+    def reference(self, target: Any) -> str:
+        return "\n".join(target["witness"])
+
+    def score_answer(self, instance: Instance, answer: str) -> Score:
+        return score_intervention(instance, answer)
+
+
+def objective(target: dict[str, Any]) -> str:
+    """What the intervention must achieve: each goal with its status before."""
+    now = ", ".join(f"{claim} is {status}" for claim, status in target["initial"].items())
+    wanted = [
+        f"{claim} {'stays' if target['initial'][claim] == status else 'becomes'} {status}"
+        for claim, status in target["goals"].items()
+    ]
+    return (
+        f"Currently {now}. What is the minimal set of directives to add so that"
+        f" {_conjunction(wanted)}?"
+    )
+
+
+def _conjunction(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
+_RULES_OF_THE_GAME = (
+    "Only the permitted additions are applied; anything else is rejected but still counts"
+    " toward the size of the answer. New rule names must not already occur in the theory."
+    " The answer must be minimal: one using more than twice the fewest directives that work"
+    " scores zero. A directive that cannot be read at all scores the whole answer zero. An"
+    " answer that reaches every goal while leaving the theory inconsistent (some literal and"
+    " its negation both justified) also scores zero."
+)
+
+
+# Scoring ---------------------------------------------------------------------------------
+
+
+def score_intervention(instance: Instance, answer: str) -> Score:
+    """ArgGYM's execution-based scorer (Appendix B). Success: 0.5 + 0.5·min(1, m/n). A
+    consistent failure: 0.25 × the average progress over the goals. Zero for unreadable
+    answers, answers of more than 2m directives, and inconsistent results."""
+    target = instance.target
+    if len(answer) > MAX_ANSWER_CHARS:
+        return Score(0.0, False, f"answer longer than {MAX_ANSWER_CHARS:,} characters")
+    try:
+        directives = parse_intervention(answer, "<answer>")
+    except ArgcError as error:
+        return Score(0.0, False, f"unreadable directive: {error}")
+    n, m = len(directives), target["min_directives"]
+    if n == 0:
+        return Score(0.0, False, "no directives")
+    if n > 2 * m:
+        return Score(0.0, False, f"{n} directives: more than twice the minimum {m}")
+    base = instance.parsed_theory
+    fixed = [Literal.parse(text) for text in target["fixed"]]
+    legal, rejected = legal_part(directives, base, target["language"], fixed)
+    note = f"; rejected {len(rejected)}: {'; '.join(rejected)}" if rejected else ""
+    try:
+        solution = solve(base.apply(legal), ordering=instance.strength, limits=SCORING_LIMITS)
+    except ArgcError as error:
+        return Score(0.0, False, f"cannot execute the intervention: {error}{note}")
+    if not solution.consistent:
+        return Score(0.0, False, f"the resulting theory is inconsistent{note}")
+    goals = {Literal.parse(claim): status for claim, status in target["goals"].items()}
+    missed = [f"{g} is {solution.status(g)}" for g, s in goals.items() if solution.status(g) != s]
+    if not missed:
+        native = 0.5 + 0.5 * min(1.0, m / n)
+        return Score(native, True, f"every goal reached with {n} directives (minimum {m}){note}")
+    progress = goal_progress(target, solution)
+    return Score(0.25 * progress, False, f"goals missed: {', '.join(missed)}{note}")
+
+
+def goal_progress(target: dict[str, Any], solution: Solution) -> float:
+    """Average progress over the goals (Appendix B): 1 for a reached goal; 0.4 for moving a
+    justified/overruled goal to undecided from another status; for an overruled goal,
+    alternatively 0.3u with u the share of relevant support sub-goals now overruled. A goal
+    already satisfied before counts only if broken (as 0)."""
+    values = []
+    for claim, wanted in target["goals"].items():
+        before, after = target["initial"][claim], solution.status(Literal.parse(claim))
+        if before == wanted:
+            if after != wanted:
+                values.append(0.0)
+            continue
+        if after == wanted:
+            values.append(1.0)
+            continue
+        credit = 0.0
+        if after == "undecided" and before != "undecided" and wanted != "undecided":
+            credit = 0.4
+        if wanted == "overruled":
+            credit = max(credit, 0.3 * _defeated_share(target["subgoals"].get(claim, {}), solution))
+        values.append(credit)
+    return sum(values) / len(values) if values else 0.0
+
+
+def _defeated_share(subgoals: dict[str, str], solution: Solution) -> float:
+    """The share of relevant sub-goals (justified before, or changed) now overruled."""
+    relevant = [
+        (before, solution.status(Literal.parse(claim))) for claim, before in subgoals.items()
+    ]
+    relevant = [
+        (before, after) for before, after in relevant if before == "justified" or after != before
+    ]
+    if not relevant:
+        return 0.0
+    return sum(after == "overruled" for _, after in relevant) / len(relevant)
+
+
+def planted(seed: int) -> random.Random:
+    """A random source for choices made after solving (from a seed drawn by `candidate`)."""
+    return random.Random(seed)
