@@ -3,12 +3,14 @@ answer grammars and scorers, registered by name."""
 
 from argc.tasks import (  # noqa: F401  (importing a task module registers it)
     attack,
+    attack_defense,
     claim_chain,
     counter_argument,
     defeat_diagnosis,
     defence,
     formalization,
     perturbation,
+    preference_construction,
     semantics_query,
     status_query,
 )

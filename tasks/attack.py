@@ -30,6 +30,7 @@ class Curriculum:
     shape: Shape
     routes: int  # independent derivations of the target
     antecedents: int  # premises and axioms the candidate space builds new rules from
+    least: int  # fewest directives an instance may need (smaller minima are rejected)
 
 
 def curriculum(level: int) -> Curriculum:
@@ -50,6 +51,7 @@ def curriculum(level: int) -> Curriculum:
         ),
         routes=1 + (level >= 6) + (level >= 11),
         antecedents=2,
+        least=1 + (level >= 6) + (level >= 12),
     )
 
 

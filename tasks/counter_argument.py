@@ -35,6 +35,7 @@ class Curriculum:
     shape: Shape
     routes: int  # independent derivations of the target
     antecedents: int  # premises and axioms the candidate space builds new rules from
+    least: int  # fewest directives the strict arm may need (smaller minima are rejected)
 
 
 def curriculum(level: int) -> Curriculum:
@@ -55,6 +56,7 @@ def curriculum(level: int) -> Curriculum:
         ),
         routes=1 + (level >= 5) + (level >= 10),
         antecedents=2,
+        least=1 + (level >= 8) + (level >= 13),
     )
 
 
@@ -134,7 +136,7 @@ class CounterArgument(InterventionTask):
         if arms[False][1] is None or arms[True][1] is None:
             return None
         if arms[True][1].size >= arms[False][1].size:
-            return None
+            return None  # the minimum search already applied the level's floor to each arm
         space, found = arms[self.strict]
         made = intervention_target(solution, goals, space, found, self.language)
         made["paired_min_directives"] = arms[not self.strict][1].size

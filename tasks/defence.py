@@ -31,6 +31,7 @@ from argc.tasks.intervention import (
 class Curriculum:
     shape: Shape
     antecedents: int  # premises and axioms the candidate space builds new rules from
+    least: int  # fewest directives an instance may need (smaller minima are rejected)
 
 
 def curriculum(level: int) -> Curriculum:
@@ -50,6 +51,7 @@ def curriculum(level: int) -> Curriculum:
             distractors=level // 3,
         ),
         antecedents=2,
+        least=1 + (level >= 7) + (level >= 13),
     )
 
 

@@ -421,15 +421,17 @@ class InterventionTask(Task):
         space: Sequence[Directive],
         ordering: Ordering,
     ) -> Minimum | None:
-        """The verified minimum, or None when none exists, it is zero (the goals already
-        hold) or the search did not finish within SEARCH_LIMITS."""
+        """The verified minimum, or None when none exists, it is below the level's `least`
+        curriculum parameter (at least 1: the goals must not already hold) or the search did
+        not finish within SEARCH_LIMITS."""
         try:
             found = fewest_additions(
                 candidate.theory, space, goals, ordering=ordering, limits=SEARCH_LIMITS
             )
         except LimitExceeded:
             return None
-        return found if found is not None and found.size > 0 else None
+        least = max(1, self.parameters(candidate.params["level"]).get("least", 1))
+        return found if found is not None and found.size >= least else None
 
     def target(self, candidate: Candidate, result: QueryResult, ordering: Ordering) -> Any:
         solution = result.solution
