@@ -11,6 +11,7 @@ import argparse
 import json
 import os
 import statistics
+from collections import Counter
 from itertools import cycle
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,8 @@ COLUMNS = {
     "preferences": "preferences",
     "rejected": "rejected candidates",
 }
+#: Measured for the constructive tasks only.
+INTERVENTION_COLUMNS = {"minimum": "verified minimum", "space": "candidate space"}
 
 
 def _depth(solution: Solution) -> int:
@@ -58,16 +61,33 @@ def measure(instance: Instance) -> dict[str, float]:
         "strict": len(theory.strict_rules),
         "preferences": len(theory.rule_preferences) + len(theory.premise_preferences),
         "rejected": sum(instance.meta.get("rejections", {}).values()),
+        **intervention_measures(instance),
     }
 
 
-def cell_statistics(task: str, level: int, count: int) -> dict[str, float]:
-    """Mean statistics over `count` instances of a task level."""
+def intervention_measures(instance: Instance) -> dict[str, float]:
+    """The verified minimum and the candidate-space size of a constructive instance."""
+    target = instance.target
+    if not isinstance(target, dict) or "min_directives" not in target:
+        return {}
+    return {"minimum": target["min_directives"], "space": target["candidate_space_size"]}
+
+
+def cell_statistics(task: str, level: int, count: int) -> dict[str, Any]:
+    """Mean statistics over `count` instances of a task level (for constructive tasks also
+    the distribution of verified minima, as minimum → count)."""
     rows = [
         measure(generate(task, level, ordering, seed))
         for seed, ordering in zip(range(count), cycle(ORDERINGS), strict=False)
     ]
-    return {key: round(statistics.fmean(row[key] for row in rows), 1) for key in COLUMNS}
+    keys = [key for key in {**COLUMNS, **INTERVENTION_COLUMNS} if key in rows[0]]
+    found: dict[str, Any] = {
+        key: round(statistics.fmean(row[key] for row in rows), 1) for key in keys
+    }
+    if "minimum" in rows[0]:
+        minima = Counter(int(row["minimum"]) for row in rows)
+        found["minima"] = {str(size): minima[size] for size in sorted(minima)}
+    return found
 
 
 def report(results: dict[str, dict[str, dict[str, float]]], count: int) -> str:
@@ -90,12 +110,29 @@ def report(results: dict[str, dict[str, dict[str, float]]], count: int) -> str:
         for level, entry in zip(LEVELS, parameters, strict=True):
             lines.append(f"| {level} | " + " | ".join(str(entry.get(k, "")) for k in keys) + " |")
         lines += ["", "Measured:", ""]
-        lines.append("| level | " + " | ".join(COLUMNS.values()) + " |")
-        lines.append("|---" * (len(COLUMNS) + 1) + "|")
+        first = results[task][str(LEVELS[0])]
+        columns = {k: v for k, v in {**COLUMNS, **INTERVENTION_COLUMNS}.items() if k in first}
+        lines.append("| level | " + " | ".join(columns.values()) + " |")
+        lines.append("|---" * (len(columns) + 1) + "|")
         for level in LEVELS:
             row = results[task][str(level)]
-            lines.append(f"| {level} | " + " | ".join(f"{row[k]:g}" for k in COLUMNS) + " |")
+            lines.append(f"| {level} | " + " | ".join(f"{row[k]:g}" for k in columns) + " |")
+        if "minima" in first:
+            lines += ["", minima_table({task: results[task]})]
     return "\n".join(lines) + "\n"
+
+
+def minima_table(results: dict[str, dict[str, dict[str, Any]]]) -> str:
+    """Distribution of verified minima per task and level: `size×count` entries."""
+    lines = ["| task | " + " | ".join(f"L{level}" for level in LEVELS) + " |"]
+    lines.append("|---" * (len(LEVELS) + 1) + "|")
+    for task in sorted(results):
+        cells = [
+            " ".join(f"{size}×{n}" for size, n in results[task][str(level)]["minima"].items())
+            for level in LEVELS
+        ]
+        lines.append(f"| {task} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
 
 
 def register(commands: argparse._SubParsersAction) -> None:
