@@ -71,7 +71,7 @@ class AttackDefense(InterventionTask):
         defended = derivations[0][-1].head
         attacker = builder.attack(derivations[0], plan.shape.strict_share)
         linked = isinstance(attacker, Rule) and rng.random() < plan.linked_share
-        attacked = attacker.head if isinstance(attacker, Rule) and linked else derivations[1][-1].head
+        attacked = attacker.head if linked else derivations[1][-1].head
         builder.base(builder.atom(), axiom_share=0.5)
         trap = latent_contradiction(builder)
         return Candidate(

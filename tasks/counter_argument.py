@@ -63,20 +63,9 @@ def curriculum(level: int) -> Curriculum:
 def counter_space(
     space: Space, solution: Solution, target: Literal, antecedents: list[Literal], strict: bool
 ) -> None:
-    """Candidates for a counter-argument: rules concluding the negation of `target` from each
-    antecedent (preferred to every rule of the target's support), and attacks on the target's
-    support; with `strict`, strict twins of the new rules."""
-    met = support(solution, target)
-    for antecedent in antecedents:
-        for is_strict in (False, True) if strict else (False,):
-            made = space.rule([antecedent], target.complement, is_strict)
-            if made is None or is_strict:
-                continue
-            for rule in sorted(met.rules):
-                space.prefer_rule(made.name, rule)
-            if antecedent in solution.theory.premises:
-                for premise in sorted(met.premises, key=str):
-                    space.prefer_premise(antecedent, premise)
+    """Candidates for a counter-argument: rules concluding the negation of `target` (with
+    their preferences) and attacks on the target's support; with `strict`, strict twins."""
+    space.counter(solution, target, antecedents, strict)
     space.attacks_on(solution, target, antecedents, strict)
 
 

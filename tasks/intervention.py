@@ -215,12 +215,12 @@ class Space:
         self.premises = set(theory.premises)
         self.preferred = {(p.stronger, p.weaker) for p in theory.rule_preferences}
         self.preferred |= {(str(p.stronger), str(p.weaker)) for p in theory.premise_preferences}
-        self.counter = 0
+        self.numbered = 0
 
     def _name(self) -> str:
         while True:
-            self.counter += 1
-            name = f"nr{self.counter}"
+            self.numbered += 1
+            name = f"nr{self.numbered}"
             if name not in self.taken:
                 self.taken.add(name)
                 return name
@@ -255,31 +255,40 @@ class Space:
         self.directives[Premise(negation)] = None
         return negation
 
+    def counter(
+        self, solution: Solution, literal: Literal, antecedents: Sequence[Literal], strict: bool
+    ) -> None:
+        """From each antecedent, a rule concluding the negation of `literal`, preferred to
+        every defeasible rule of the arguments for `literal` (and, from an ordinary premise,
+        that premise to each of their ordinary premises); with `strict`, a strict twin too."""
+        met = support(solution, literal)
+        for antecedent in antecedents:
+            made = self.rule([antecedent], literal.complement)
+            if strict:
+                self.rule([antecedent], literal.complement, strict=True)
+            if made is None:
+                continue
+            for rule in sorted(met.rules):
+                self.prefer_rule(made.name, rule)
+            if antecedent in self.theory.premises:
+                for premise in sorted(met.premises, key=str):
+                    self.prefer_premise(antecedent, premise)
+
     def attacks_on(
         self, solution: Solution, literal: Literal, antecedents: Sequence[Literal], strict: bool
     ) -> None:
-        """Candidates that attack the support of `literal`: from each antecedent, a rule
-        rebutting each defeasible conclusion (with preferences over the rules and premises it
-        meets) and a rule undercutting each defeasible rule; for each ordinary premise, its
-        negation as a premise, preferred to it. With `strict`, strict twins of the rules."""
+        """Candidates that attack the support of `literal`: a counter (see `counter`) to each
+        defeasible conclusion of its arguments, a rule undercutting each defeasible rule from
+        each antecedent, and for each ordinary premise its negation as a premise, preferred to
+        it. With `strict`, strict twins of the new rules."""
         found = support(solution, literal)
-        kinds = (False, True) if strict else (False,)
         for conclusion in sorted(found.rebuttable, key=str):
-            met = support(solution, conclusion)
-            for antecedent in antecedents:
-                for is_strict in kinds:
-                    made = self.rule([antecedent], conclusion.complement, is_strict)
-                    if made is None or is_strict:
-                        continue
-                    for rule in sorted(met.rules):
-                        self.prefer_rule(made.name, rule)
-                    if antecedent in self.theory.premises:
-                        for premise in sorted(met.premises, key=str):
-                            self.prefer_premise(antecedent, premise)
+            self.counter(solution, conclusion, antecedents, strict)
         for rule in sorted(found.rules):
             for antecedent in antecedents:
-                for is_strict in kinds:
-                    self.rule([antecedent], Literal(rule, True), is_strict)
+                self.rule([antecedent], Literal(rule, True))
+                if strict:
+                    self.rule([antecedent], Literal(rule, True), strict=True)
         for premise in sorted(found.premises, key=str):
             negation = self.negate_premise(premise)
             if negation is not None:
