@@ -52,10 +52,15 @@ def _names(directive: Directive) -> list[str]:
     return []
 
 
-def candidate_facts(candidates: Sequence[Directive]) -> str:
+def candidate_facts(candidates: Sequence[Directive], theory: Theory) -> str:
     """The candidates as facts conditional on `chosen(K)` (K is the position, from 1), with
-    `requires/2` for preferences that name a candidate rule or premise."""
-    introduced = {_introduces(d): k for k, d in enumerate(candidates, start=1) if _introduces(d)}
+    `requires/2` for preferences that name a rule or premise only a candidate introduces."""
+    present = {_introduces(directive) for directive in theory.directives()}
+    introduced = {
+        _introduces(d): k
+        for k, d in enumerate(candidates, start=1)
+        if _introduces(d) and _introduces(d) not in present
+    }
     lines = []
     for k, directive in enumerate(candidates, start=1):
         lines.append(f"candidate({k}).")
@@ -79,15 +84,21 @@ def fewest_additions(
     """The minimum over subsets of `candidates` added to `theory` (grounded semantics) that
     give every goal claim its status and leave no literal and its negation both justified;
     None when no subset does. Raises LimitExceeded when the search does not finish within
-    the limits (the minimum is then not established)."""
+    the limits (the minimum is then not established), ValueError for an unknown status and
+    InputError for a candidate that cannot be added to the theory on its own."""
     for status in goals.values():
         if status not in STATUSES:
             raise ValueError(f"unknown status {status!r}")
+    for directive in candidates:
+        if not isinstance(directive, (RulePreference, PremisePreference)):
+            theory.apply([directive])  # preferences may name candidates: checked by requires
     session = Session(limits or Limits())
     session.control.configuration.solve.opt_mode = "opt"
     session.load([*program_encodings(ordering, "grounded"), "intervention"])
     goal_facts = "".join(f"goal({literal_term(lit)}, {status}).\n" for lit, status in goals.items())
-    session.ground([("base", theory_facts(theory) + candidate_facts(candidates) + goal_facts)])
+    session.ground(
+        [("base", theory_facts(theory) + candidate_facts(candidates, theory) + goal_facts)]
+    )
     found = session.models(_chosen, what="improving models")
     if not found:
         return None

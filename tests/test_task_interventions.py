@@ -1,0 +1,314 @@
+"""The constructive (intervention) tasks: in every cell of every registered InterventionTask
+the witness is a minimal answer from the declared (legal) candidate space and scores 1;
+oversized, empty and trapped answers score 0; the goals are not met before the intervention;
+no smaller subset of the space works (by enumeration where small); PyArg agrees on the
+witness's outcome. Then ArgGYM's scorer (Appendix B) on a small hand-built instance."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from functools import cache
+from itertools import combinations
+from math import comb
+
+import pytest
+from oracle import oracle
+from task_checks import check_contract
+
+from argc.compiler import Solution, solve
+from argc.compiler.intervention import fewest_additions
+from argc.dsl.errors import ArgcError
+from argc.dsl.ir import ORDERINGS, Directive, Literal, Ordering
+from argc.dsl.parser import parse_intervention, parse_theory
+from argc.tasks import REGISTRY, Instance, generate, score
+from argc.tasks.framework import CELLS
+from argc.tasks.intervention import (
+    ATTACKING,
+    InterventionTask,
+    intervention_target,
+    legal_part,
+    score_intervention,
+)
+
+TASKS = sorted(name for name, task in REGISTRY.items() if isinstance(task, InterventionTask))
+#: Most subsets smaller than the minimum that the enumeration check solves per instance.
+MAX_ENUMERATED = 400
+#: Largest modified theory, in arguments, compared with PyArg.
+MAX_ORACLE_ARGUMENTS = 80
+
+
+@cache
+def instance_of(name: str, level: int, ordering: Ordering) -> Instance:
+    return generate(name, level, ordering, seed=level)
+
+
+def directives(lines: Sequence[str]) -> list[Directive]:
+    return parse_intervention("\n".join(lines))
+
+
+def goals_of(target: Mapping) -> dict[Literal, str]:
+    return {Literal.parse(claim): status for claim, status in target["goals"].items()}
+
+
+def meets(solution: Solution, goals: Mapping[Literal, str]) -> bool:
+    return all(solution.status(goal) == status for goal, status in goals.items())
+
+
+def smaller_subsets(target: Mapping) -> int:
+    """How many subsets of the candidate space are smaller than the minimum."""
+    space = target["candidate_space_size"]
+    return sum(comb(space, size) for size in range(target["min_directives"]))
+
+
+def contradictions(statuses: Mapping[str, str]) -> set[str]:
+    """The justified claims whose negation is justified too."""
+    justified = {claim for claim, status in statuses.items() if status == "justified"}
+    return {claim for claim in justified if str(Literal.parse(claim).complement) in justified}
+
+
+def answer(lines: Sequence[str]) -> str:
+    return "<answer>\n" + "\n".join(lines) + "\n</answer>"
+
+
+@pytest.mark.parametrize(("level", "ordering"), CELLS, ids=str)
+@pytest.mark.parametrize("name", TASKS)
+def test_every_cell(name: str, level: int, ordering: Ordering) -> None:
+    instance = instance_of(name, level, ordering)
+    target, theory = instance.target, instance.parsed_theory
+    goals, m = goals_of(target), target["min_directives"]
+    # The witness: the reference, of the minimum's size, from the candidate space.
+    witness = directives(target["witness"])
+    assert instance.reference.splitlines() == target["witness"]
+    assert len(witness) == m >= 1
+    assert len(target["candidate_space"]) == target["candidate_space_size"]
+    assert set(target["witness"]) <= set(target["candidate_space"])
+    # Every candidate is a permitted addition (so the minimum is over legal answers).
+    space = directives(target["candidate_space"])
+    fixed = [Literal.parse(text) for text in target["fixed"]]
+    assert legal_part(space, theory, target["language"], fixed)[1] == []
+    check_contract(instance)
+    empty = score(instance, "<answer></answer>")
+    assert (empty.native, empty.success) == (0.0, False)
+    # More than 2m directives score zero before execution.
+    padded = score(instance, answer([*target["witness"], *[target["witness"][0]] * (m + 1)]))
+    assert (padded.native, padded.success) == (0.0, False), padded.reason
+    # The trap keeps every goal but makes the theory inconsistent.
+    trap = instance.meta["params"]["trap"]
+    trapped = score(instance, answer([*target["witness"], trap]))
+    assert (trapped.native, trapped.success) == (0.0, False), trapped.reason
+    after = solve(theory.apply([*witness, *directives([trap])]), ordering=ordering)
+    assert meets(after, goals) and not after.consistent
+    # The goals are not all met before the intervention.
+    before = solve(theory, ordering=ordering)
+    assert target["initial"] == {str(goal): before.status(goal) for goal in goals}
+    assert not meets(before, goals)
+    # No smaller subset of the space works (where there are few enough to enumerate).
+    if smaller_subsets(target) <= MAX_ENUMERATED:
+        for size in range(m):
+            for chosen in combinations(space, size):
+                try:
+                    extended = theory.apply(chosen)
+                except ArgcError:
+                    continue
+                solution = solve(extended, ordering=ordering)
+                assert not (solution.consistent and meets(solution, goals)), chosen
+
+
+@pytest.mark.parametrize("name", TASKS)
+def test_enumeration_covers_a_fair_share(name: str) -> None:
+    """The enumeration above is not vacuous: it covers at least a third of the cells, and at
+    least a third of those whose minimum is 2 or more (where it checks more than the base)."""
+    targets = [instance_of(name, level, ordering).target for level, ordering in CELLS]
+    enumerated = [t for t in targets if smaller_subsets(t) <= MAX_ENUMERATED]
+    several = [t for t in targets if t["min_directives"] >= 2]
+    enumerated_several = [t for t in enumerated if t["min_directives"] >= 2]
+    counts = (
+        f"{len(enumerated)}/{len(targets)} cells enumerated,"
+        f" {len(enumerated_several)}/{len(several)} with a minimum of 2 or more"
+    )
+    assert 3 * len(enumerated) >= len(targets), counts
+    assert 3 * len(enumerated_several) >= len(several), counts
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("ordering", ORDERINGS, ids=str)
+@pytest.mark.parametrize("name", TASKS)
+def test_witness_outcome_agrees_with_pyarg(name: str, ordering: Ordering) -> None:
+    """PyArg gives the goal claims their goal statuses in the theory with the witness added
+    and justifies no literal together with its negation; with the trap added too, it does."""
+    compared = 0
+    for level in (1, 4, 7, 10, 13):
+        instance = instance_of(name, level, ordering)
+        modified = instance.parsed_theory.apply(directives(instance.target["witness"]))
+        shapes = [(frozenset(rule.body), rule.head) for rule in modified.rules]
+        if len(set(shapes)) < len(shapes):  # PyArg merges such rules (documented divergence)
+            continue
+        if len(solve(modified, ordering=ordering).arguments) > MAX_ORACLE_ARGUMENTS:
+            continue
+        statuses = oracle(modified, ordering).statuses(list(modified.claims()))
+        goals = instance.target["goals"]
+        assert {claim: statuses[claim] for claim in goals} == goals, instance.id
+        assert not contradictions(statuses), instance.id
+        trapped = modified.apply(directives([instance.meta["params"]["trap"]]))
+        assert contradictions(oracle(trapped, ordering).statuses(list(trapped.claims())))
+        compared += 1
+    assert compared >= 3
+
+
+# The scorer on a hand-built instance -----------------------------------------------------
+
+#: t has two routes, r2 over r1 from the premise a, and r3 from the premise q; x1 and x2 are
+#: a latent contradiction (preferring one makes w and -w both justified).
+THEORY = parse_theory(
+    "[axiom: e]\n[axiom: f]\n[premise: a]\n[premise: q]\n"
+    "[defeasible r1: a => b]\n[defeasible r2: b => t]\n[defeasible r3: q => t]\n"
+    "[defeasible x1: e => k]\n[defeasible x2: f => -k]\n[strict s1: k -> w]\n[strict s2: k -> -w]\n"
+)
+SPACE = parse_intervention(
+    "[defeasible u1: e => -r1]\n[defeasible u2: e => -r2]\n[defeasible u3: e => -r3]\n"
+    "[premise: -a]\n[prefer_premise: -a > a]\n[premise: -q]\n[prefer_premise: -q > q]\n"
+    "[defeasible c1: e => -t]\n[prefer_rule: c1 > r2]\n[prefer_rule: c1 > r3]\n"
+)
+ORDERING = Ordering("last-link", "elitist")
+T, Q = Literal("t"), Literal("q")
+
+
+def hand_built(goals: dict[Literal, str]) -> Instance:
+    """An instance over THEORY whose target is computed as the tasks compute theirs."""
+    minimum = fewest_additions(THEORY, SPACE, goals, ordering=ORDERING)
+    assert minimum is not None
+    solution = solve(THEORY, ordering=ORDERING)
+    target = intervention_target(solution, goals, SPACE, minimum, ATTACKING)
+    return Instance(
+        id="hand-built",
+        task="attack",
+        level=1,
+        ordering=ORDERING.principle,
+        set=ORDERING.set_comparison,
+        seed=0,
+        theory=THEORY.to_text(),
+        prompt="",
+        reference="\n".join(target["witness"]),
+        target=target,
+        meta={},
+    )
+
+
+def scored(instance: Instance, text: str) -> tuple[float, bool]:
+    found = score_intervention(instance, text)
+    return found.native, found.success
+
+
+@pytest.fixture(scope="module")
+def single() -> Instance:
+    """t (justified) is to become overruled: two cuts, one per route."""
+    return hand_built({T: "overruled"})
+
+
+def test_hand_built_target(single: Instance) -> None:
+    target = single.target
+    assert target["min_directives"] == 2 and target["initial"] == {"t": "justified"}
+    assert target["subgoals"] == {"t": {"a": "justified", "b": "justified", "q": "justified"}}
+    assert scored(single, single.reference) == (1.0, True)
+
+
+def test_unreadable_and_empty_answers_score_zero(single: Instance) -> None:
+    found = score_intervention(single, "[defeasible u1: e => -r1]\nundercut r3 as well")
+    assert (found.native, found.success) == (0.0, False)
+    assert found.reason.startswith("unreadable directive")
+    assert scored(single, "") == (0.0, False)
+
+
+def test_efficiency_credit_for_longer_successes(single: Instance) -> None:
+    cuts = ["[defeasible u1: e => -r1]", "[defeasible u3: e => -r3]"]
+    assert scored(single, "\n".join(cuts)) == (1.0, True)
+    extra = "[defeasible n1: f => -r2]"
+    assert scored(single, "\n".join([*cuts, extra])) == (pytest.approx(0.5 + 0.5 * 2 / 3), True)
+    assert scored(single, "\n".join([*cuts, extra, cuts[0]])) == (0.75, True)
+    assert scored(single, "\n".join([*cuts, extra, cuts[0], cuts[1]])) == (0.0, False)
+
+
+def test_illegal_directives_are_rejected_but_counted(single: Instance) -> None:
+    # A strict rule would overrule t on its own, but the language has no strict rules.
+    strict = "[strict v1: e -> -t]"
+    assert solve(THEORY.apply(directives([strict])), ordering=ORDERING).status(T) == "overruled"
+    found = score_intervention(single, strict)
+    assert (found.native, found.success) == (0.0, False)
+    assert "strict rules may not be added" in found.reason
+    cuts = ["[defeasible u1: e => -r1]", "[defeasible u3: e => -r3]"]
+    found = score_intervention(single, "\n".join([*cuts, strict]))
+    assert (found.native, found.success) == (pytest.approx(0.5 + 0.5 * 2 / 3), True)
+    assert "rejected 1" in found.reason
+    # Rule names must be fresh: not a rule of the theory, nor an atom.
+    for name in ("r2", "a"):
+        found = score_intervention(single, f"[defeasible {name}: e => -r1]\n{cuts[1]}")
+        assert not found.success and "is not fresh" in found.reason
+    assert scored(single, f"[defeasible n1: e => -r1]\n{cuts[1]}") == (1.0, True)
+    # Axioms may not be added, though -a would undermine the first route.
+    axiom = "[axiom: -a]"
+    assert solve(THEORY.apply(directives([axiom, cuts[1]])), ordering=ORDERING).status(T) == (
+        "overruled"
+    )
+    found = score_intervention(single, f"{axiom}\n{cuts[1]}")
+    assert not found.success and "axioms may not be added" in found.reason
+
+
+def test_preferences_may_name_rules_the_answer_adds_later(single: Instance) -> None:
+    text = "[prefer_rule: c1 > r2]\n[prefer_rule: c1 > r3]\n[defeasible c1: e => -t]"
+    assert scored(single, text) == (pytest.approx(0.5 + 0.5 * 2 / 3), True)
+    found = score_intervention(single, "[prefer_rule: c9 > r2]\n[defeasible c1: e => -t]")
+    assert not found.success and "'c9' is not a defeasible rule" in found.reason
+
+
+def test_legal_part() -> None:
+    answer_directives = directives(
+        [
+            "[prefer_rule: n1 > r1]",
+            "[defeasible n1: e => -b]",
+            "[defeasible n1: f => -b]",
+            "[strict n2: e -> -b]",
+            "[premise: -a]",
+            "[prefer_premise: -a > a]",
+            "[premise: -e]",
+            "[axiom: -q]",
+        ]
+    )
+    legal, reasons = legal_part(answer_directives, THEORY, ATTACKING)
+    assert legal == [answer_directives[i] for i in (0, 1, 4, 5)]
+    assert len(reasons) == 4 and "defined twice" in reasons[0]
+    # New rules may not conclude a fixed literal; the preference naming n1 then fails too.
+    legal, reasons = legal_part(answer_directives[:2], THEORY, ATTACKING, [Literal("b", True)])
+    assert legal == [] and "may not conclude -b" in reasons[1]
+
+
+def test_partial_credit_for_undecided(single: Instance) -> None:
+    """A symmetric rebuttal leaves t undecided: 0.25 × 0.4."""
+    found = score_intervention(single, "[defeasible c1: e => -t]")
+    assert (found.native, found.success) == (pytest.approx(0.25 * 0.4), False)
+
+
+def test_partial_credit_for_overruled_support(single: Instance) -> None:
+    """Cutting only the first route overrules b (1 of 3 sub-goals), or a and b (2 of 3)."""
+    assert scored(single, "[defeasible u1: e => -r1]") == (pytest.approx(0.25 * 0.3 / 3), False)
+    text = "[premise: -a]\n[prefer_premise: -a > a]"
+    assert scored(single, text) == (pytest.approx(0.25 * 0.3 * 2 / 3), False)
+
+
+def test_goals_met_before_count_only_when_broken() -> None:
+    instance = hand_built({T: "overruled", Q: "justified"})
+    assert instance.target["initial"] == {"q": "justified", "t": "justified"}
+    assert instance.target["min_directives"] == 2
+    assert scored(instance, instance.reference) == (1.0, True)
+    # q stays justified: only t counts (0.3 × 1/3).
+    assert scored(instance, "[defeasible u1: e => -r1]") == (pytest.approx(0.25 * 0.1), False)
+    # -q breaks q (0) and leaves t undecided (0.4).
+    text = "[defeasible u1: e => -r1]\n[premise: -q]"
+    assert scored(instance, text) == (pytest.approx(0.25 * 0.4 / 2), False)
+
+
+def test_inconsistent_results_score_zero(single: Instance) -> None:
+    trapped = [*single.target["witness"], "[prefer_rule: x1 > x2]"]
+    after = solve(THEORY.apply(directives(trapped)), ordering=ORDERING)
+    assert after.status(T) == "overruled" and not after.consistent
+    found = score_intervention(single, "\n".join(trapped))
+    assert (found.native, found.success) == (0.0, False) and "inconsistent" in found.reason
