@@ -18,7 +18,7 @@ from task_checks import check_contract
 from argc.compiler import Solution, solve
 from argc.compiler.intervention import fewest_additions
 from argc.dsl.errors import ArgcError
-from argc.dsl.ir import ORDERINGS, Directive, Literal, Ordering
+from argc.dsl.ir import ORDERINGS, Directive, Literal, Ordering, Rule
 from argc.dsl.parser import parse_intervention, parse_theory
 from argc.tasks import REGISTRY, Instance, generate, score
 from argc.tasks.framework import CELLS
@@ -112,6 +112,37 @@ def test_every_cell(name: str, level: int, ordering: Ordering) -> None:
                     continue
                 solution = solve(extended, ordering=ordering)
                 assert not (solution.consistent and meets(solution, goals)), chosen
+
+
+@pytest.mark.parametrize(("level", "ordering"), CELLS, ids=str)
+def test_counter_argument_pairs_are_matched(level: int, ordering: Ordering) -> None:
+    """Same seed, same theory and goals; the strict minimum is lower and each arm records the
+    other's; the ordinary witness also succeeds (less economically) in the strict arm unless it
+    is more than twice the strict minimum, while the strict witness uses a strict rule, which
+    the ordinary arm rejects."""
+    ordinary = instance_of("counter_argument", level, ordering)
+    strict = instance_of("counter_argument_strict", level, ordering)
+    assert ordinary.theory == strict.theory
+    for key in ("goals", "initial", "subgoals"):
+        assert ordinary.target[key] == strict.target[key]
+    low, high = strict.target["min_directives"], ordinary.target["min_directives"]
+    assert low < high
+    assert (ordinary.target["paired_min_directives"], strict.target["paired_min_directives"]) == (
+        low,
+        high,
+    )
+    strict_space = directives(strict.target["candidate_space"])
+    strict_rules = [d for d in strict_space if isinstance(d, Rule) and d.strict]
+    assert len(strict_space) - len(strict_rules) == ordinary.target["candidate_space_size"]
+    crossed = score(strict, answer(ordinary.target["witness"]))
+    if high <= 2 * low:
+        assert crossed.success and crossed.native == 0.5 + 0.5 * low / high, crossed.reason
+    else:
+        assert (crossed.native, crossed.success) == (0.0, False)
+        assert "more than twice the minimum" in crossed.reason
+    assert any(isinstance(d, Rule) and d.strict for d in directives(strict.target["witness"]))
+    refused = score(ordinary, answer(strict.target["witness"]))
+    assert not refused.success and "strict rules may not be added" in refused.reason
 
 
 @pytest.mark.parametrize("name", TASKS)
