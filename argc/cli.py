@@ -1,4 +1,4 @@
-"""The `argc` command line: the engine's commands and the tasks' commands."""
+"""The `argc` command line: the engine's, the tasks', the benchmark's and training's commands."""
 
 from __future__ import annotations
 
@@ -6,9 +6,11 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from argc.bench import cli as bench_cli
 from argc.compiler import cli as engine_cli
 from argc.tasks import cli as tasks_cli
 from argc.tasks import curriculum
+from argc.train import cli as train_cli
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -22,6 +24,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     engine_cli.register(commands)
     tasks_cli.register(commands)
     curriculum.register(commands)
+    bench_cli.register(commands)
+    train_cli.register(commands)
     args = parser.parse_args(argv)
     return args.handler(args)
 

@@ -15,7 +15,8 @@ from lark.exceptions import LarkError, UnexpectedInput
 from argc.dsl.errors import ArgcError
 from argc.dsl.ir import Literal
 
-_ANSWER = re.compile(r"<answer>(.*?)</answer>", re.IGNORECASE | re.DOTALL)
+_OPEN = re.compile("<answer>", re.IGNORECASE)
+_CLOSE = re.compile("</answer>", re.IGNORECASE)
 
 #: Longest answer region read; longer ones are unreadable (bounds parsing time).
 MAX_ANSWER_CHARS = 100_000
@@ -25,9 +26,24 @@ class UnreadableAnswer(ArgcError):
     """The answer region does not follow the task's answer format."""
 
 
+def answer_regions(response: str) -> list[str]:
+    """The texts inside the <answer>...</answer> regions, in order: each opening tag is
+    closed by the next closing tag (tags in any case). Linear time, even for a response of
+    unclosed opening tags (which a lazy regular expression scans quadratically)."""
+    regions: list[str] = []
+    position = 0
+    while (opening := _OPEN.search(response, position)) is not None:
+        closing = _CLOSE.search(response, opening.end())
+        if closing is None:
+            break
+        regions.append(response[opening.end() : closing.start()])
+        position = closing.end()
+    return regions
+
+
 def answer_region(response: str) -> str | None:
     """The text inside the last <answer>...</answer> region, or None when there is none."""
-    found = _ANSWER.findall(response)
+    found = answer_regions(response)
     return found[-1] if found else None
 
 

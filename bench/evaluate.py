@@ -1,0 +1,463 @@
+"""`argc eval`: run a model on instances and write a run file, one scored record per
+instance, appended as each answer arrives (resumable; interrupted runs keep what they wrote)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import queue
+import signal
+import sys
+import threading
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TextIO
+
+from tqdm import tqdm
+
+from argc.bench.endpoint import ChatClient, Completion
+from argc.dsl.errors import ArgcError, InputError
+from argc.tasks import Instance, score
+from argc.tasks.answers import answer_region
+from argc.tasks.cli import read_jsonl
+
+EXIT_OK, EXIT_FAILURES, EXIT_INPUT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
+#: The token budget of the local backend when --max-tokens is not given.
+LOCAL_MAX_TOKENS = 1024
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    """Add `eval` to the `argc` command line."""
+    run = commands.add_parser(
+        "eval",
+        help="run a model on instances and score its answers (JSONL run file)",
+        description="Send each instance's prompt to an OpenAI-compatible chat endpoint"
+        " (--base-url) or a local transformers model (--local), score the answers and append"
+        " one record per instance to the run file. A rerun skips the instances already in it;"
+        " --retry-errors reruns those whose requests failed. Exit 1 when some requests failed,"
+        " 130 when interrupted.",
+    )
+    run.set_defaults(handler=_eval)
+    run.add_argument("instances", type=Path, metavar="INSTANCES.jsonl|DIR")
+    run.add_argument("--out", type=Path, required=True, metavar="RUN.jsonl")
+    backend = run.add_mutually_exclusive_group(required=True)
+    backend.add_argument("--base-url", metavar="URL", help="e.g. http://127.0.0.1:8000/v1")
+    backend.add_argument("--local", type=Path, metavar="MODEL_DIR", help="a transformers folder")
+    run.add_argument("--model", help="the model name (required with --base-url)")
+    run.add_argument("--api-key-env", metavar="VAR", help="environment variable with the key")
+    run.add_argument("--concurrency", type=int, default=8, metavar="N", help="requests at once")
+    run.add_argument("--batch-size", type=int, default=8, metavar="N", help="with --local")
+    run.add_argument(
+        "--max-tokens",
+        type=int,
+        metavar="N",
+        help=f"default: the server's; {LOCAL_MAX_TOKENS} with --local",
+    )
+    run.add_argument(
+        "--temperature", type=float, metavar="T", help="0 = greedy with --local (its default)"
+    )
+    run.add_argument("--top-p", type=float, metavar="P")
+    run.add_argument("--reasoning-effort", metavar="EFFORT")
+    run.add_argument("--extra-body", metavar="JSON", help="fields merged into each request")
+    run.add_argument("--system", metavar="PROMPT", help="a system message before each prompt")
+    run.add_argument(
+        "--timeout", type=float, default=600.0, metavar="SECONDS", help="per request socket"
+    )
+    run.add_argument(
+        "--retries",
+        type=int,
+        default=5,
+        metavar="N",
+        help="retries of connection errors, timeouts, 429 and 5xx (with backoff)",
+    )
+    run.add_argument("--limit", type=int, metavar="N", help="only the first N instances")
+    run.add_argument(
+        "--retry-errors", action="store_true", help="rerun the instances recorded with an error"
+    )
+
+
+def _eval(args: argparse.Namespace) -> int:
+    try:
+        _check_numbers(args)
+        model = _model_name(args)
+        instances = load_instances(args.instances)[: args.limit]
+        selected = {instance.id for instance in instances}
+        done = prepare_run(args.out, model, selected, args.retry_errors)
+        todo = [instance for instance in instances if instance.id not in done]
+        answer = _backend(args, todo)
+        writer = RunWriter(args.out)
+    except (ArgcError, ValueError) as error:
+        print(f"argc eval: {error}", file=sys.stderr)
+        return EXIT_INPUT_ERROR
+    except OSError as error:
+        print(f"argc eval: cannot write {args.out}: {error}", file=sys.stderr)
+        return EXIT_INPUT_ERROR
+    with writer, _interrupts() as stop:
+        progress = tqdm(total=len(todo), desc=f"eval {model}", disable=not todo)
+        errors = 0
+
+        def record(instance: Instance, completion: Completion) -> None:
+            nonlocal errors
+            errors += completion.error is not None
+            writer.write(run_record(instance, model, completion))
+            progress.update()
+            progress.set_postfix(errors=errors, refresh=False)
+
+        try:
+            answer(todo, record, stop)
+        except KeyboardInterrupt:
+            stop.set()
+        progress.close()
+    if stop.is_set():
+        print(
+            f"argc eval: interrupted; {progress.n} of {len(todo)} answers written to {args.out}",
+            file=sys.stderr,
+        )
+        return EXIT_INTERRUPTED
+    _summary(args.out, {instance.id for instance in instances})
+    if errors:
+        print(f"argc eval: {errors} requests failed; rerun with --retry-errors", file=sys.stderr)
+        return EXIT_FAILURES
+    return EXIT_OK
+
+
+Answer = Callable[[list[Instance], Callable[[Instance, Completion], None], threading.Event], None]
+
+
+def _model_name(args: argparse.Namespace) -> str:
+    """The model named in the records: --model, else the local model's folder name."""
+    if args.model is not None:
+        return args.model
+    if args.local is None:
+        raise ArgcError("--model is required with --base-url")
+    return args.local.resolve().name
+
+
+def _backend(args: argparse.Namespace, todo: list[Instance]) -> Answer:
+    """A function answering instances with the chosen backend."""
+    if args.local is not None:
+        return _local_backend(args, todo)
+    if not args.base_url.startswith(("http://", "https://")):
+        raise ArgcError(f"--base-url must be an http(s) URL, not {args.base_url!r}")
+    api_key = None
+    if args.api_key_env is not None:
+        api_key = os.environ.get(args.api_key_env)
+        if not api_key:
+            raise ArgcError(f"environment variable {args.api_key_env} is not set")
+    client = ChatClient(
+        args.base_url,
+        args.model,
+        api_key=api_key,
+        system=args.system,
+        params=_params(args),
+        timeout=args.timeout,
+        retries=args.retries,
+    )
+
+    def answer(todo: list[Instance], record: Callable, stop: threading.Event) -> None:
+        answer_concurrently(todo, client.complete, record, stop, args.concurrency)
+
+    return answer
+
+
+def _check_numbers(args: argparse.Namespace) -> None:
+    for name, least in (
+        ("concurrency", 1),
+        ("batch_size", 1),
+        ("max_tokens", 1),
+        ("retries", 0),
+        ("limit", 0),
+    ):
+        value = getattr(args, name)
+        if value is not None and value < least:
+            raise ArgcError(f"--{name.replace('_', '-')} is out of range: {value}")
+    if args.timeout <= 0:
+        raise ArgcError(f"--timeout must be positive, not {args.timeout}")
+
+
+def _params(args: argparse.Namespace) -> dict[str, Any]:
+    params = {
+        key: value
+        for key, value in (
+            ("max_tokens", args.max_tokens),
+            ("temperature", args.temperature),
+            ("top_p", args.top_p),
+            ("reasoning_effort", args.reasoning_effort),
+        )
+        if value is not None
+    }
+    if args.extra_body is not None:
+        try:
+            extra = json.loads(args.extra_body)
+        except json.JSONDecodeError as error:
+            raise ArgcError(f"--extra-body is not JSON: {error}") from None
+        if not isinstance(extra, dict):
+            raise ArgcError("--extra-body must be a JSON object")
+        params.update(extra)
+    return params
+
+
+def _local_backend(args: argparse.Namespace, todo: list[Instance]) -> Answer:
+    from argc.bench.local import LocalModel, MissingBackend
+
+    if not args.local.is_dir():
+        raise ArgcError(f"--local: not a model folder: {args.local}")
+    if not todo:
+        return lambda todo, record, stop: None
+    try:
+        model = LocalModel(
+            args.local,
+            max_tokens=args.max_tokens or LOCAL_MAX_TOKENS,
+            temperature=args.temperature or 0.0,
+            top_p=args.top_p,
+            system=args.system,
+        )
+    except MissingBackend as error:
+        raise ArgcError(f"--local: {error}") from None
+    except (OSError, ValueError) as error:
+        raise ArgcError(f"--local: cannot load {args.local}: {error}") from None
+
+    def answer(todo: list[Instance], record: Callable, stop: threading.Event) -> None:
+        ordered = sorted(todo, key=lambda instance: len(instance.prompt), reverse=True)
+        for start in range(0, len(ordered), args.batch_size):
+            if stop.is_set():
+                return
+            batch = ordered[start : start + args.batch_size]
+            try:
+                completions = model.complete_batch([instance.prompt for instance in batch])
+            except Exception as error:  # noqa: BLE001 - e.g. out of memory: recorded
+                failed = Completion("", None, None, 0.0, 1, f"{type(error).__name__}: {error}")
+                completions = [failed] * len(batch)
+            for instance, completion in zip(batch, completions, strict=True):
+                record(instance, completion)
+
+    return answer
+
+
+def answer_concurrently(
+    todo: list[Instance],
+    complete: Callable[[str], Completion],
+    record: Callable[[Instance, Completion], None],
+    stop: threading.Event,
+    concurrency: int,
+) -> None:
+    """Answer instances on `concurrency` threads, recording each answer on this thread. When
+    `stop` is set nothing more is sent and the requests in flight are awaited; a
+    KeyboardInterrupt (a second Ctrl-C) abandons them."""
+    jobs: queue.SimpleQueue[Instance] = queue.SimpleQueue()
+    answers: queue.SimpleQueue[tuple[Instance, Completion]] = queue.SimpleQueue()
+    for instance in todo:
+        jobs.put(instance)
+
+    def work() -> None:
+        while True:
+            try:
+                instance = jobs.get_nowait()
+            except queue.Empty:
+                return
+            try:
+                completion = complete(instance.prompt)
+            except Exception as error:  # noqa: BLE001 - recorded; the run goes on
+                completion = Completion("", None, None, 0.0, 1, f"{type(error).__name__}: {error}")
+            answers.put((instance, completion))
+
+    for _ in range(min(concurrency, len(todo))):
+        threading.Thread(target=work, daemon=True).start()
+    pending = len(todo)
+    while pending:
+        if stop.is_set():
+            pending -= _drain(jobs)
+            if not pending:
+                return
+        try:
+            instance, completion = answers.get(timeout=0.2)
+        except queue.Empty:
+            continue
+        record(instance, completion)
+        pending -= 1
+
+
+def _drain(jobs: queue.SimpleQueue) -> int:
+    """Empty the queue of unsent instances; returns how many there were."""
+    count = 0
+    try:
+        while True:
+            jobs.get_nowait()
+            count += 1
+    except queue.Empty:
+        return count
+
+
+@contextmanager
+def _interrupts() -> Iterator[threading.Event]:
+    """An event set by the first Ctrl-C (stop sending, keep what is in flight); a second one
+    raises KeyboardInterrupt as usual."""
+    stop = threading.Event()
+
+    def handle(signum: int, frame: Any) -> None:
+        if stop.is_set():
+            raise KeyboardInterrupt
+        stop.set()
+        print(
+            "\nargc eval: stopping; waiting for the answers in flight (Ctrl-C again to leave them)",
+            file=sys.stderr,
+        )
+
+    try:
+        previous = signal.signal(signal.SIGINT, handle)
+    except ValueError:  # not the main thread: Ctrl-C keeps its usual meaning
+        yield stop
+        return
+    try:
+        yield stop
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def run_record(instance: Instance, model: str, completion: Completion) -> dict[str, Any]:
+    """The run file's record of one answered instance, scored."""
+    result = score(instance, completion.response)
+    return {
+        "id": instance.id,
+        "task": instance.task,
+        "level": instance.level,
+        "ordering": instance.ordering,
+        "set": instance.set,
+        "model": model,
+        "response": completion.response,
+        "finish_reason": completion.finish_reason,
+        "usage": completion.usage,
+        "latency_s": round(completion.latency_s, 3),
+        "attempts": completion.attempts,
+        "error": completion.error,
+        "native": round(result.native, 6),
+        "success": result.success,
+        "reason": result.reason,
+        "has_answer": answer_region(completion.response) is not None,
+    }
+
+
+def load_instances(path: Path) -> list[Instance]:
+    """The instances of a JSONL file, or of DIR/rows.jsonl for a benchmark folder."""
+    if path.is_dir():
+        path = path / "rows.jsonl"
+    rows = read_jsonl(path)
+    instances = []
+    for number, row in enumerate(rows, start=1):
+        try:
+            instances.append(Instance.from_record(row))
+        except (KeyError, TypeError) as error:
+            raise InputError(
+                f"row {number} is not an instance: {error!r}", filename=str(path)
+            ) from None
+    seen: set[str] = set()
+    for instance in instances:
+        if instance.id in seen:
+            raise InputError(f"duplicate instance id {instance.id}", filename=str(path))
+        seen.add(instance.id)
+    return instances
+
+
+def read_run(path: Path) -> tuple[list[dict[str, Any]], bool]:
+    """The records of a run file and whether its last line was torn (an interrupted write:
+    not a complete JSON line); any other bad line is an InputError."""
+    if not path.exists():
+        return [], False
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise InputError(f"cannot read run file: {error}", filename=str(path)) from None
+    lines = text.split("\n")
+    torn = lines.pop() != ""  # a complete file ends with a newline
+    records = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            if not isinstance(record, dict) or not isinstance(record.get("id"), str):
+                raise ValueError
+        except ValueError:
+            if number == len(lines) and not torn:
+                torn = True  # a torn last line, then a newline: dropped all the same
+                break
+            raise InputError(
+                "not a run record", filename=str(path), line=number, column=1
+            ) from None
+        records.append(record)
+    return records, torn
+
+
+def prepare_run(path: Path, model: str, selected: set[str], retry_errors: bool) -> set[str]:
+    """Ids already answered in the run file, which must be the same model's. A torn last line
+    is dropped, and with `retry_errors` the failed records of selected instances too (the
+    file is rewritten atomically)."""
+    records, torn = read_run(path)
+    others = sorted({str(record.get("model")) for record in records} - {model})
+    if others:
+        raise InputError(
+            f"holds answers of another model ({', '.join(others)}), not {model}; write to"
+            " another run file",
+            filename=str(path),
+        )
+    kept = [
+        record
+        for record in records
+        if not (retry_errors and record.get("error") is not None and record["id"] in selected)
+    ]
+    if torn or len(kept) < len(records):
+        _rewrite(path, kept)
+    return {record["id"] for record in kept}
+
+
+def _rewrite(path: Path, records: list[dict[str, Any]]) -> None:
+    temporary = path.with_name(path.name + ".tmp")
+    with open(temporary, "w", encoding="utf-8") as sink:
+        sink.writelines(_line(record) for record in records)
+        sink.flush()
+        os.fsync(sink.fileno())
+    os.replace(temporary, path)
+
+
+def _line(record: dict[str, Any]) -> str:
+    return json.dumps(record, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+class RunWriter:
+    """Appends records to the run file (opened at once; closed on leaving a `with`), one line
+    each, flushed and synced before returning; safe to call from several threads."""
+
+    def __init__(self, path: Path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.sink: TextIO = open(path, "a", encoding="utf-8")  # noqa: SIM115 - see __exit__
+        self.lock = threading.Lock()
+
+    def __enter__(self) -> RunWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.sink.close()
+
+    def write(self, record: dict[str, Any]) -> None:
+        with self.lock:
+            self.sink.write(_line(record))
+            self.sink.flush()
+            os.fsync(self.sink.fileno())
+
+
+def _summary(path: Path, selected: set[str]) -> None:
+    """Per-task success, native score and errors over the run's records of these instances."""
+    table: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for record in read_run(path)[0]:
+        if record["id"] in selected:
+            table[str(record.get("task"))].append(record)
+    print(f"{'task':<22} {'n':>5} {'success':>8} {'native':>8} {'errors':>7}")
+    for task, records in sorted(table.items()):
+        n = len(records)
+        success = sum(bool(record.get("success")) for record in records) / n
+        native = sum(float(record.get("native") or 0.0) for record in records) / n
+        errors = sum(record.get("error") is not None for record in records)
+        print(f"{task:<22} {n:>5} {success:>8.3f} {native:>8.3f} {errors:>7}")

@@ -1,0 +1,100 @@
+"""Fresh-instance datasets for training: the slots of a plan generated in a pool of worker
+processes and laid out as TRL's columns, in plan order. The output depends only on the slots
+and the prompt settings, not on the number of workers.
+
+Columns: `prompt` (the text, or chat messages: an optional system message and the user's),
+`instance` (`Instance.to_json()`, read back by the rewards), and `id`, `task`, `level`,
+`ordering`, `set` for logging and per-cell metrics.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+from collections.abc import Sequence
+from typing import Any
+
+from tqdm import tqdm
+
+from argc.bench.build import BENCHMARK_SEED_BASE
+from argc.dsl.ir import Ordering
+from argc.tasks import GenerationFailed, Instance, generate
+from argc.train.recipes import RETRY_STRIDE, Recipe, Slot, plan
+
+#: Replacement seeds tried after a slot's own seed fails to generate.
+MAX_RETRIES = 8
+#: Slots handed to a worker at a time.
+CHUNK = 4
+#: Chunks a worker process generates before it is replaced (recycles clingo's symbol memory).
+CHUNKS_PER_WORKER = 50
+
+
+def generate_slot(slot: Slot) -> Instance:
+    """The instance of a slot. When its seed fails to generate (GenerationFailed), the seeds
+    seed + j·RETRY_STRIDE (j = 1..MAX_RETRIES, modulo BENCHMARK_SEED_BASE) are tried in turn."""
+    ordering = Ordering(slot.ordering, slot.set)
+    for attempt in range(MAX_RETRIES + 1):
+        seed = (slot.seed + attempt * RETRY_STRIDE) % BENCHMARK_SEED_BASE
+        try:
+            return generate(slot.task, slot.level, ordering, seed)
+        except GenerationFailed:
+            continue
+    raise GenerationFailed(
+        f"{slot.task} level {slot.level} {ordering}: no instance from seed {slot.seed} or its"
+        f" {MAX_RETRIES} replacements"
+    )
+
+
+def _generate_json(slot: Slot) -> str:
+    return generate_slot(slot).to_json()
+
+
+def prompt_of(text: str, prompt_format: str, system: str | None) -> str | list[dict[str, str]]:
+    """The prompt column: chat messages, or the text (after the system prompt, when given)."""
+    if prompt_format == "text":
+        return f"{system}\n\n{text}" if system else text
+    messages = [{"role": "system", "content": system}] if system else []
+    return [*messages, {"role": "user", "content": text}]
+
+
+def row(instance: Instance, prompt_format: str, system: str | None) -> dict[str, Any]:
+    """One dataset row for an instance."""
+    return {
+        "prompt": prompt_of(instance.prompt, prompt_format, system),
+        "instance": instance.to_json(),
+        "id": instance.id,
+        "task": instance.task,
+        "level": instance.level,
+        "ordering": instance.ordering,
+        "set": instance.set,
+    }
+
+
+def instances_dataset(
+    slots: Sequence[Slot],
+    prompt_format: str = "chat",
+    system: str | None = None,
+    workers: int = 1,
+):
+    """A `datasets.Dataset` with one row per slot, in order; `workers` > 1 generates in that
+    many processes."""
+    from datasets import Dataset
+
+    processes = max(1, min(workers, len(slots)))
+    progress = {"total": len(slots), "desc": "instances", "unit": "instance", "disable": None}
+    if processes == 1:
+        records = [_generate_json(slot) for slot in tqdm(slots, **progress)]
+    else:
+        context = multiprocessing.get_context("spawn")
+        with context.Pool(processes, maxtasksperchild=CHUNKS_PER_WORKER) as pool:
+            found = pool.imap(_generate_json, slots, chunksize=CHUNK)
+            records = list(tqdm(found, **progress))
+    rows = [
+        row(Instance.from_record(json.loads(record)), prompt_format, system) for record in records
+    ]
+    return Dataset.from_list(rows)
+
+
+def build_dataset(recipe: Recipe, workers: int = 1):
+    """The dataset of a recipe, in plan order."""
+    return instances_dataset(plan(recipe), recipe.prompt_format, recipe.system, workers)

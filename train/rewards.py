@@ -1,0 +1,199 @@
+"""Reward functions for GRPO, with TRL's signature `f(completions, instance, **kwargs)`: thin
+adapters over `argc.tasks.score`, one float per completion.
+
+A completion is a string or a conversation (the content of its last assistant message is
+read). `instance` holds `Instance.to_json()` strings (the dataset column). The functions never
+raise: a completion that is neither, a content that is not a string, a completion longer than
+MAX_ANSWER_CHARS, an instance that does not decode, or any error scores 0.
+
+The modes mirror the reward designs the training study compares: `success_reward` is the sparse
+exact reward, `native_reward` the task's partial-credit score, `gated_reward` the
+outcome-gated process reward and `format_reward` a shaping term for the answer interface.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from functools import lru_cache
+from typing import Any
+
+from argc.dsl.parser import parse_intervention
+from argc.tasks import Instance, Score, get_task, score
+from argc.tasks.answers import MAX_ANSWER_CHARS, answer_regions
+from argc.tasks.intervention import InterventionTask
+
+Reward = Callable[..., list[float]]
+
+#: The paper's default weight of the process term in the gated reward.
+DEFAULT_PROCESS_RATIO = 0.8
+
+#: Score reasons of answers that the task's reader did not accept (see the task scorers).
+UNREADABLE = (
+    "unreadable",
+    "does not parse",
+    "answer longer than",
+    "no directives",
+    "not a valid theory",
+    "unscorable",
+    "scorer error",
+)
+
+
+def completion_text(completion: Any) -> str | None:
+    """A plain completion, or the content of a conversation's last assistant message; None for
+    anything else and for completions longer than MAX_ANSWER_CHARS."""
+    text = None
+    if isinstance(completion, str):
+        text = completion
+    elif isinstance(completion, list | tuple):
+        assistant = [m for m in completion if isinstance(m, dict) and m.get("role") == "assistant"]
+        text = assistant[-1].get("content") if assistant else None
+    return text if isinstance(text, str) and len(text) <= MAX_ANSWER_CHARS else None
+
+
+@lru_cache(maxsize=4096)
+def _instance(record: str) -> Instance:
+    return Instance.from_record(json.loads(record))
+
+
+@lru_cache(maxsize=4096)
+def _score(record: str, region: str) -> Score:
+    """The scorer's verdict on one answer region (cached: several rewards read each one)."""
+    return score(_instance(record), f"<answer>{region}</answer>")
+
+
+def process_quality(instance: Instance, region: str, scored: Score) -> float:
+    """The verified quality of a completely right answer beyond its outcome, in [0, 1].
+
+    - Constructive tasks: the economy min(1, m/n) of the intervention, with m the minimum
+      recorded in the instance (verified by a clingo optimisation) and n the directives given.
+      It is 1 exactly when the answer takes no step beyond a verified minimal one.
+    - Formalization: the native score, whose structural terms (rule structure, and rule types
+      when graded) measure how closely the theory reproduces the reference's structure once its
+      behaviour is equivalent.
+    - The other analysis tasks: the native score, 1 on complete success, since their answer is
+      itself the whole verified structure (every status, verdict, derivation step or failure
+      record); for them the gated reward equals the success reward.
+    """
+    if isinstance(get_task(instance.task), InterventionTask):
+        given = len(parse_intervention(region, "<answer>"))
+        return min(1.0, instance.target["min_directives"] / given)
+    return scored.native
+
+
+def _rewards(
+    completions: Sequence[Any],
+    instance: Sequence[Any],
+    value: Callable[[Instance, list[str], Score], float],
+) -> list[float]:
+    """One reward per completion: `value(instance, regions, score of the last region)` for a
+    completion with an answer region, 0 otherwise and on any error."""
+    found: list[float] = []
+    for index, completion in enumerate(completions):
+        try:
+            text = completion_text(completion)
+            regions = answer_regions(text) if text is not None else []
+            if not regions:
+                found.append(0.0)
+                continue
+            record = instance[index]
+            found.append(float(value(_instance(record), regions, _score(record, regions[-1]))))
+        except Exception:  # noqa: BLE001 - a reward must never stop training
+            found.append(0.0)
+    return found
+
+
+def success_reward(
+    completions: Sequence[Any], instance: Sequence[Any], **kwargs: Any
+) -> list[float]:
+    """1 for a completely successful answer, else 0 (the sparse exact reward)."""
+    return _rewards(completions, instance, lambda _, __, s: 1.0 if s.success else 0.0)
+
+
+def native_reward(
+    completions: Sequence[Any], instance: Sequence[Any], **kwargs: Any
+) -> list[float]:
+    """The task's native score in [0, 1] (partial credit: pair F1, goal progress, economy)."""
+    return _rewards(completions, instance, lambda _, __, s: s.native)
+
+
+def make_gated_reward(process_ratio: float = DEFAULT_PROCESS_RATIO) -> Reward:
+    """The outcome-gated process reward: 0 unless the answer is a complete success, else
+    `(1 - process_ratio) + process_ratio * process_quality(...)`.
+
+    This is the paper's R = 0.8P + 0.2A for A = 1 and R = 0 for A = 0, with `process_ratio` the
+    weight of P. The paper's A is the answer match and P the binary match of a parsed reasoning
+    trace; here A is the scorer's complete success, and P, which a response without a trace
+    cannot show, becomes the verified quality of the answer itself (`process_quality`): the
+    economy of an intervention against its verified minimum, structural fidelity for
+    formalization, and 1 where success already verifies the whole structure.
+    """
+    if not 0.0 <= process_ratio <= 1.0:
+        raise ValueError(f"process_ratio must lie in [0, 1], not {process_ratio}")
+
+    def value(instance: Instance, regions: list[str], scored: Score) -> float:
+        if not scored.success:
+            return 0.0
+        process = process_quality(instance, regions[-1], scored)
+        return (1.0 - process_ratio) + process_ratio * process
+
+    def gated_reward(
+        completions: Sequence[Any], instance: Sequence[Any], **kwargs: Any
+    ) -> list[float]:
+        return _rewards(completions, instance, value)
+
+    gated_reward.__doc__ = f"The outcome-gated process reward (process_ratio {process_ratio})."
+    return gated_reward
+
+
+def format_reward(
+    completions: Sequence[Any], instance: Sequence[Any], **kwargs: Any
+) -> list[float]:
+    """The answer interface, in halves: 0.5 for exactly one <answer> region, plus 0.5 when the
+    scored (last) region is not blank and the task's reader accepts it (the score's reason is
+    not an unreadable-answer reason). So one readable region scores 1, one unreadable region
+    0.5, several regions 0.5 or 0, and no region 0. The partial credit gives a signal while the
+    grammar is still being learnt; a shaping term, meant beside an outcome reward."""
+
+    def value(_: Instance, regions: list[str], scored: Score) -> float:
+        single = len(regions) == 1
+        readable = bool(regions[-1].strip()) and not scored.reason.startswith(UNREADABLE)
+        return 0.5 * single + 0.5 * readable
+
+    return _rewards(completions, instance, value)
+
+
+#: Rewards by configuration name; "gated" is a factory (`make_gated_reward`).
+REWARDS: dict[str, Callable[..., Any]] = {
+    "success": success_reward,
+    "native": native_reward,
+    "format": format_reward,
+    "gated": make_gated_reward,
+}
+_FACTORIES = {"gated"}
+
+
+def rewards_from_config(items: Sequence[str | dict[str, Any]]) -> list[Reward]:
+    """Reward functions from names ("success") or one-key mappings of a name to its options
+    ({"gated": {"process_ratio": 0.8}}); a factory named alone takes its defaults."""
+    found: list[Reward] = []
+    for item in items:
+        if isinstance(item, dict) and len(item) == 1:
+            name, options = next(iter(item.items()))
+        else:
+            name, options = item, None
+        if not isinstance(name, str) or name not in REWARDS:
+            raise ValueError(f"unknown reward {name!r}; known: {', '.join(sorted(REWARDS))}")
+        if options is not None and not isinstance(options, dict):
+            raise ValueError(f"the options of reward {name!r} must be a mapping")
+        if name not in _FACTORIES:
+            if options:
+                raise ValueError(f"reward {name!r} takes no options, got {sorted(options)}")
+            found.append(REWARDS[name])
+            continue
+        try:
+            found.append(REWARDS[name](**(options or {})))
+        except TypeError as error:
+            raise ValueError(f"reward {name!r}: {error}") from None
+    return found

@@ -1,0 +1,101 @@
+"""A tiny random-init causal language model and a byte-level BPE tokenizer trained on the
+training texts, saved to a folder: a model for smoke runs of the training loop, built
+locally and deterministically (no downloads)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+BOS, END_OF_TURN, PAD = "<|im_start|>", "<|im_end|>", "<|endoftext|>"
+ROLES = ("system", "user", "assistant")
+
+#: Qwen2's pre-tokenizer split: `AutoTokenizer` rebuilds a qwen2 folder's tokenizer with it, so
+#: the tokenizer is trained with the same pipeline (NFC, this split, byte-level).
+SPLIT = (
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*"
+    r"|\s*[\r\n]+|\s+(?!\S)|\s+"
+)
+
+#: ChatML turns, as in Qwen's templates (system, user and assistant messages).
+CHAT_TEMPLATE = (
+    "{% for message in messages %}"
+    "{{ '<|im_start|>' + message['role'] + '\n' + message['content'] + '<|im_end|>\n' }}"
+    "{% endfor %}"
+    "{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}"
+)
+
+
+@dataclass(frozen=True)
+class TinySpec:
+    """The shape of the tiny model; `vocab_size` bounds the tokenizer's vocabulary (a small
+    corpus can give fewer tokens)."""
+
+    hidden_size: int = 64
+    layers: int = 2
+    heads: int = 2
+    vocab_size: int = 512
+    seed: int = 0
+
+
+def train_tokenizer(texts: Iterable[str], vocab_size: int):
+    """A byte-level BPE tokenizer trained on `texts` and the chat roles, with ChatML special
+    tokens and template."""
+    from tokenizers import Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
+    from transformers import PreTrainedTokenizerFast
+
+    tokenizer = Tokenizer(models.BPE())
+    tokenizer.normalizer = normalizers.NFC()
+    tokenizer.pre_tokenizer = pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.Split(Regex(SPLIT), behavior="isolated"),
+            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+        ]
+    )
+    tokenizer.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        special_tokens=[PAD, BOS, END_OF_TURN],
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
+    tokenizer.train_from_iterator([*ROLES, *texts], trainer=trainer)
+    return PreTrainedTokenizerFast(
+        tokenizer_object=tokenizer,
+        eos_token=END_OF_TURN,
+        pad_token=PAD,
+        chat_template=CHAT_TEMPLATE,
+    )
+
+
+def build(spec: TinySpec, texts: Iterable[str], folder: Path) -> Path:
+    """Train the tokenizer on `texts`, initialise the model from `spec.seed`, and save both to
+    `folder` (loadable with `from_pretrained`); returns `folder`."""
+    import torch
+    from transformers import GenerationConfig, Qwen2Config, Qwen2ForCausalLM
+
+    tokenizer = train_tokenizer(texts, spec.vocab_size)
+    config = Qwen2Config(
+        vocab_size=len(tokenizer),
+        hidden_size=spec.hidden_size,
+        intermediate_size=2 * spec.hidden_size,
+        num_hidden_layers=spec.layers,
+        num_attention_heads=spec.heads,
+        num_key_value_heads=spec.heads,
+        max_position_embeddings=8192,
+        tie_word_embeddings=True,
+        bos_token_id=None,
+        eos_token_id=tokenizer.eos_token_id,
+        pad_token_id=tokenizer.pad_token_id,
+    )
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(spec.seed)
+        model = Qwen2ForCausalLM(config)
+    model.generation_config = GenerationConfig(
+        eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id
+    )
+    folder.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder

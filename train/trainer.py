@@ -1,0 +1,355 @@
+"""`argc train`: GRPO training (TRL) on fresh task instances from a recipe, with verifiable
+rewards. One YAML config names the recipe, the model (a local folder, or a tiny random-init
+model built on the spot), optional LoRA, the reward functions and the `trl.GRPOConfig`
+arguments; see `train/configs/` for examples."""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+import sys
+from collections import Counter
+from dataclasses import MISSING, dataclass, fields
+from pathlib import Path
+from typing import Any
+
+from argc.dsl.errors import ArgcError
+from argc.train.tiny import TinySpec
+
+EXIT_OK, EXIT_INPUT_ERROR = 0, 2
+#: The tiny model's folder inside the output folder.
+TINY_FOLDER = "tiny-init"
+
+
+class ConfigError(ArgcError):
+    """A training config that cannot be used."""
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """The policy: a local model folder (`path`) or a tiny random-init model (`tiny`)."""
+
+    path: str | None = None
+    tiny: TinySpec | None = None
+
+
+@dataclass(frozen=True)
+class LoraSpec:
+    """A LoRA adapter (peft); `target_modules` None lets peft choose for the architecture."""
+
+    r: int = 8
+    alpha: float = 16
+    dropout: float = 0.05
+    target_modules: list[str] | str | None = None
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """A training run. `rewards` holds names of `argc.train.rewards.REWARDS` or one-key
+    mappings `{name: {argument: value}}`; `grpo` holds `trl.GRPOConfig` arguments."""
+
+    recipe: str
+    model: ModelSpec
+    rewards: list[Any]
+    grpo: dict[str, Any]
+    lora: LoraSpec | None = None
+    reward_weights: list[float] | None = None
+    workers: int = 1
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", required=True, type=Path, help="the training config (YAML)")
+    parser.add_argument("--output-dir", type=Path, help="override grpo.output_dir")
+    parser.add_argument("--max-steps", type=int, help="override grpo.max_steps")
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="build the dataset, rewards, model and trainer, print a summary, do not train",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """The `argc train` command; returns the exit code."""
+    try:
+        config = load_config(args.config)
+        train(config, output_dir=args.output_dir, max_steps=args.max_steps, dry_run=args.dry_run)
+    except ConfigError as error:
+        print(f"argc train: {args.config}: {error}", file=sys.stderr)
+        return EXIT_INPUT_ERROR
+    except ArgcError as error:
+        print(f"argc train: {error}", file=sys.stderr)
+        return EXIT_INPUT_ERROR
+    return EXIT_OK
+
+
+# -- the config ----------------------------------------------------------------------------
+
+
+def load_config(path: Path) -> TrainConfig:
+    """Read and validate a YAML config; a recipe or model path that is relative is taken from
+    the config file's folder."""
+    import yaml
+
+    try:
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except OSError as error:
+        raise ConfigError(f"cannot read: {error.strerror}") from None
+    except yaml.YAMLError as error:
+        raise ConfigError(f"not valid YAML: {error}") from None
+    config = _dataclass(TrainConfig, data, "config")
+    folder = Path(path).parent
+    model = _dataclass(ModelSpec, config.model, "model")
+    if (model.path is None) == (model.tiny is None):
+        raise ConfigError("model: give exactly one of 'path' and 'tiny'")
+    if model.path is not None:
+        model = ModelSpec(path=str(_resolve(folder, _string(model.path, "model.path"))))
+    else:
+        tiny = _dataclass(TinySpec, model.tiny or {}, "model.tiny")
+        for name, value in vars(tiny).items():
+            _check(isinstance(value, int) and value >= 0, f"model.tiny.{name}", "an integer")
+        model = ModelSpec(tiny=tiny)
+    lora = None if config.lora is None else _dataclass(LoraSpec, config.lora, "lora")
+    if lora is not None:
+        _check(isinstance(lora.r, int) and lora.r > 0, "lora.r", "a positive integer")
+        _check(_number(lora.alpha), "lora.alpha", "a number")
+        _check(_number(lora.dropout) and 0 <= lora.dropout < 1, "lora.dropout", "in [0, 1)")
+    recipe = _string(config.recipe, "recipe")
+    if recipe.endswith((".yaml", ".yml")) or "/" in recipe:
+        recipe = str(_resolve(folder, recipe))
+    _check(isinstance(config.rewards, list) and config.rewards, "rewards", "a non-empty list")
+    _check(isinstance(config.grpo, dict), "grpo", "a mapping of trl.GRPOConfig arguments")
+    weights = config.reward_weights
+    if weights is not None:
+        _check(
+            isinstance(weights, list) and all(_number(w) for w in weights),
+            "reward_weights",
+            "a list of numbers",
+        )
+        if len(weights) != len(config.rewards):
+            raise ConfigError(
+                f"reward_weights: {len(weights)} weights for {len(config.rewards)} rewards"
+            )
+        if "reward_weights" in config.grpo:
+            raise ConfigError("give reward_weights once, at the top level or in grpo")
+    _check(isinstance(config.workers, int) and config.workers > 0, "workers", "a positive integer")
+    return TrainConfig(
+        recipe=recipe,
+        model=model,
+        rewards=config.rewards,
+        grpo=config.grpo,
+        lora=lora,
+        reward_weights=weights,
+        workers=config.workers,
+    )
+
+
+def _dataclass(cls: type, data: Any, where: str) -> Any:
+    """`cls(**data)` with errors that name the unknown and the missing keys."""
+    if not isinstance(data, dict):
+        raise ConfigError(f"{where}: expected a mapping, not {type(data).__name__}")
+    known = [item.name for item in fields(cls)]
+    unknown = sorted(set(data) - set(known))
+    if unknown:
+        raise ConfigError(
+            f"{where}: unknown key(s) {', '.join(unknown)}; known: {', '.join(known)}"
+        )
+    missing = [
+        item.name
+        for item in fields(cls)
+        if item.default is MISSING and item.default_factory is MISSING and item.name not in data
+    ]
+    if missing:
+        raise ConfigError(f"{where}: missing key(s) {', '.join(missing)}")
+    return cls(**data)
+
+
+def _check(ok: bool, where: str, expected: str) -> None:
+    if not ok:
+        raise ConfigError(f"{where}: expected {expected}")
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _string(value: Any, where: str) -> str:
+    _check(isinstance(value, str) and value != "", where, "a non-empty string")
+    return value
+
+
+def _resolve(folder: Path, path: str) -> Path:
+    return (folder / Path(path).expanduser()).resolve()
+
+
+def grpo_args(config: TrainConfig, *, output_dir: Path | None = None, max_steps: int | None = None):
+    """The `trl.GRPOConfig` of a run: `config.grpo`, the top-level reward weights, and the
+    command-line overrides; unknown argument names are refused with suggestions."""
+    from trl import GRPOConfig
+
+    values = dict(config.grpo)
+    if output_dir is not None:
+        values["output_dir"] = str(output_dir)
+    if max_steps is not None:
+        values["max_steps"] = max_steps
+    if config.reward_weights is not None:
+        values["reward_weights"] = [float(weight) for weight in config.reward_weights]
+    if not values.get("output_dir"):
+        raise ConfigError("grpo.output_dir is required (or pass --output-dir)")
+    known = {item.name: item for item in fields(GRPOConfig) if item.init}
+    for name in sorted(set(values) - set(known)):
+        close = difflib.get_close_matches(name, list(known), n=3)
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        raise ConfigError(f"grpo: {name} is not a trl.GRPOConfig argument{hint}")
+    for name, value in values.items():
+        if isinstance(value, str) and isinstance(known[name].default, float):
+            try:  # YAML reads 1e-5 (no dot) as a string
+                values[name] = float(value)
+            except ValueError:
+                raise ConfigError(f"grpo.{name}: expected a number, not {value!r}") from None
+    try:
+        return GRPOConfig(**values)
+    except (TypeError, ValueError) as error:
+        raise ConfigError(f"grpo: {error}") from None
+
+
+# -- the run -------------------------------------------------------------------------------
+
+
+def train(
+    config: TrainConfig,
+    *,
+    output_dir: Path | None = None,
+    max_steps: int | None = None,
+    dry_run: bool = False,
+):
+    """Build the dataset, rewards, model and trainer; unless `dry_run`, train, then save the
+    model, its tokenizer and `log_history.json` to the output folder. Returns the trainer."""
+    from trl import GRPOTrainer
+
+    from argc.train import data, recipes
+
+    if config.model.path is not None and not Path(config.model.path).is_dir():
+        raise ConfigError(f"model.path: {config.model.path} is not a folder")
+    args = grpo_args(config, output_dir=output_dir, max_steps=max_steps)
+    reward_funcs = _rewards(config)
+    recipe = recipes.load_recipe(config.recipe)
+    dataset = data.build_dataset(recipe, workers=config.workers)
+    model_path = _model_path(config, dataset, Path(args.output_dir), args)
+    trainer = GRPOTrainer(
+        model=str(model_path),
+        reward_funcs=reward_funcs,
+        args=args,
+        train_dataset=dataset,
+        processing_class=_tokenizer(model_path, chat=recipe.prompt_format == "chat"),
+        peft_config=_peft(config.lora),
+    )
+    if trainer.is_world_process_zero():
+        print(summary(config, recipe, dataset, trainer, model_path))
+    if dry_run:
+        return trainer
+    trainer.train()
+    trainer.save_model(args.output_dir)
+    if trainer.is_world_process_zero():
+        history = Path(args.output_dir) / "log_history.json"
+        history.write_text(json.dumps(trainer.state.log_history, indent=1) + "\n")
+    return trainer
+
+
+def _rewards(config: TrainConfig) -> list:
+    from argc.train.rewards import rewards_from_config
+
+    try:
+        return rewards_from_config(config.rewards)
+    except (KeyError, TypeError, ValueError) as error:
+        raise ConfigError(f"rewards: {error}") from None
+
+
+def _model_path(config: TrainConfig, dataset: Any, output_dir: Path, args: Any) -> Path:
+    """The policy's folder: the configured path, or the tiny model built (by the first local
+    process) in the output folder with a tokenizer trained on the prompts and answers."""
+    from argc.train import tiny
+
+    if config.model.path is not None:
+        return Path(config.model.path)
+    folder = (output_dir / TINY_FOLDER).resolve()
+    with args.main_process_first(local=True, desc="tiny model"):
+        if args.local_process_index == 0:
+            tiny.build(config.model.tiny, corpus(dataset), folder)
+    return folder
+
+
+def corpus(dataset: Any) -> list[str]:
+    """The texts a tiny tokenizer is trained on: every prompt message and every reference
+    answer inside its <answer> region."""
+    texts = []
+    for prompt, instance in zip(dataset["prompt"], dataset["instance"], strict=True):
+        messages = [{"content": prompt}] if isinstance(prompt, str) else prompt
+        texts.extend(message["content"] for message in messages)
+        texts.append(f"<answer>\n{json.loads(instance)['reference']}\n</answer>")
+    return texts
+
+
+def _tokenizer(path: Path, chat: bool):
+    """The model folder's tokenizer, which needs a chat template for chat prompts."""
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    if chat and tokenizer.chat_template is None:
+        raise ConfigError(
+            f"model.path: the tokenizer in {path} has no chat template; use a recipe with"
+            " prompt_format: text"
+        )
+    return tokenizer
+
+
+def _peft(lora: LoraSpec | None):
+    if lora is None:
+        return None
+    from peft import LoraConfig
+
+    return LoraConfig(
+        r=lora.r,
+        lora_alpha=lora.alpha,
+        lora_dropout=lora.dropout,
+        target_modules=lora.target_modules,
+        task_type="CAUSAL_LM",
+    )
+
+
+def summary(config: TrainConfig, recipe: Any, dataset: Any, trainer: Any, model: Path) -> str:
+    """What a run will do: examples by task, levels, model size, rewards and the main GRPO
+    settings."""
+    args = trainer.args
+    tasks = Counter(dataset["task"])
+    levels = sorted(set(dataset["level"]))
+    parameters = sum(p.numel() for p in trainer.model.parameters())
+    trainable = sum(p.numel() for p in trainer.model.parameters() if p.requires_grad)
+    shape = config.model.tiny
+    kind = (
+        f"tiny: hidden {shape.hidden_size}, {shape.layers} layers, {shape.heads} heads,"
+        f" vocabulary {shape.vocab_size}, seed {shape.seed}"
+        if shape is not None
+        else "from the folder"
+    )
+    weights = trainer.reward_weights.tolist()
+    return "\n".join(
+        [
+            f"recipe {getattr(recipe, 'name', config.recipe)}: {len(dataset)} examples,"
+            f" levels {levels[0]}-{levels[-1]}; "
+            + ", ".join(f"{task} {count}" for task, count in sorted(tasks.items())),
+            f"model {model} ({kind}): {parameters:,} parameters, {trainable:,} trainable"
+            + (f", LoRA r={config.lora.r}" if config.lora else ""),
+            "rewards: "
+            + ", ".join(
+                f"{name} ×{weight:g}"
+                for name, weight in zip(trainer.reward_func_names, weights, strict=True)
+            ),
+            f"grpo: max_steps {args.max_steps}, {args.num_generations} generations per prompt,"
+            f" generation batch {args.generation_batch_size}, per-device batch"
+            f" {args.per_device_train_batch_size}, learning rate {args.learning_rate:g},"
+            f" beta {args.beta:g}, device {args.device}, bf16 {args.bf16},"
+            f" vLLM {args.use_vllm}",
+            f"output {args.output_dir}",
+        ]
+    )
