@@ -10,6 +10,7 @@ import random
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from typing import Any
@@ -20,6 +21,8 @@ BACKOFF_BASE_S = 1.0
 BACKOFF_MAX_S = 60.0
 #: The longest Retry-After that is honoured as given, in seconds.
 RETRY_AFTER_MAX_S = 300.0
+#: An answer parsed from a reply: (content, finish_reason, usage).
+Reply = tuple[str, str | None, dict[str, int | None] | None]
 
 
 @dataclass(frozen=True)
@@ -76,22 +79,28 @@ class ChatClient:
     def complete(self, prompt: str) -> Completion:
         """The completion of `prompt`, retried as the policy allows; never raises on failure of
         the endpoint (the Completion carries the error)."""
-        data = json.dumps(self.body(prompt), ensure_ascii=False).encode("utf-8")
+        return self.request(self.body(prompt), lambda reply: [parse_reply(reply)])[0]
+
+    def request(
+        self, body: dict[str, Any], parse: Callable[[Any], list[Reply]]
+    ) -> list[Completion]:
+        """POST `body`, retried as the policy allows: a Completion for each answer `parse` finds
+        in the reply, or one carrying the error when the request failed after its retries."""
+        data = json.dumps(body, ensure_ascii=False).encode("utf-8")
         start = time.monotonic()
         attempts = 0
         while True:
             attempts += 1
             try:
-                reply = self._post(data)
-                response, finish_reason, usage = parse_reply(reply)
+                answers = parse(self._post(data))
             except RequestFailed as failure:
                 if not failure.retryable or attempts > self.retries:
-                    return Completion(
-                        "", None, None, time.monotonic() - start, attempts, str(failure)
-                    )
+                    elapsed = time.monotonic() - start
+                    return [Completion("", None, None, elapsed, attempts, str(failure))]
                 time.sleep(backoff(attempts, failure.retry_after))
                 continue
-            return Completion(response, finish_reason, usage, time.monotonic() - start, attempts)
+            latency = time.monotonic() - start
+            return [Completion(*answer, latency, attempts) for answer in answers]
 
     def _post(self, data: bytes) -> Any:
         request = urllib.request.Request(self.url, data=data, headers=self.headers, method="POST")
@@ -113,7 +122,12 @@ class ChatClient:
             raise RequestFailed(f"reply is not JSON: {_excerpt(raw)}", retryable=True) from None
 
 
-def parse_reply(reply: Any) -> tuple[str, str | None, dict[str, int | None] | None]:
+def failure(error: BaseException) -> Completion:
+    """The Completion of a request that raised `error` (recorded; the run goes on)."""
+    return Completion("", None, None, 0.0, 1, f"{type(error).__name__}: {error}")
+
+
+def parse_reply(reply: Any) -> Reply:
     """(content, finish_reason, usage) of a chat completion's first choice, tolerating
     missing fields, null content and content given as a list of parts; reasoning fields
     are ignored. A reply without choices (an error object) is a retryable failure."""
@@ -131,6 +145,21 @@ def parse_reply(reply: Any) -> tuple[str, str | None, dict[str, int | None] | No
         finish_reason if isinstance(finish_reason, str) else None,
         _usage(reply.get("usage")),
     )
+
+
+def parse_choices(reply: Any) -> list[Reply]:
+    """`parse_reply` of each of the reply's choices, in index order (a request with `n` may get
+    several); a reply without choices is the same retryable failure."""
+    choices = reply.get("choices") if isinstance(reply, dict) else None
+    found = [c for c in choices if isinstance(c, dict)] if isinstance(choices, list) else []
+    if not found:
+        parse_reply(reply)  # raises the retryable "no choices" failure
+    found.sort(key=lambda choice: _index(choice.get("index")))
+    return [parse_reply({**reply, "choices": [choice]}) for choice in found]
+
+
+def _index(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def _text(content: Any) -> str:

@@ -5,28 +5,30 @@ from __future__ import annotations
 
 import argparse
 import json
+import operator
 import os
 import queue
 import signal
 import sys
 import threading
 from collections import defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, TextIO, TypeVar
 
 from tqdm import tqdm
 
-from argc.bench.endpoint import ChatClient, Completion
+from argc.bench.endpoint import ChatClient, Completion, failure
+from argc.bench.local import LOCAL_MAX_TOKENS, load_local
 from argc.dsl.errors import ArgcError, InputError
 from argc.tasks import Instance, score
 from argc.tasks.answers import answer_region
 from argc.tasks.cli import read_jsonl
 
 EXIT_OK, EXIT_FAILURES, EXIT_INPUT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
-#: The token budget of the local backend when --max-tokens is not given.
-LOCAL_MAX_TOKENS = 1024
+Client = TypeVar("Client", bound=ChatClient)
+Job = TypeVar("Job")
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -81,20 +83,16 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 def _eval(args: argparse.Namespace) -> int:
     try:
-        _check_numbers(args)
-        model = _model_name(args)
+        check_numbers(args, ("concurrency", "batch_size", "max_tokens"))
+        model = model_name(args)
         instances = load_instances(args.instances)[: args.limit]
         selected = {instance.id for instance in instances}
         done = prepare_run(args.out, model, selected, args.retry_errors)
         todo = [instance for instance in instances if instance.id not in done]
         answer = _backend(args, todo)
         writer = RunWriter(args.out)
-    except (ArgcError, ValueError) as error:
-        print(f"argc eval: {error}", file=sys.stderr)
-        return EXIT_INPUT_ERROR
-    except OSError as error:
-        print(f"argc eval: cannot write {args.out}: {error}", file=sys.stderr)
-        return EXIT_INPUT_ERROR
+    except (ArgcError, ValueError, OSError) as error:
+        return input_error("eval", args.out, error)
     with writer, _interrupts() as stop:
         progress = tqdm(total=len(todo), desc=f"eval {model}", disable=not todo)
         errors = 0
@@ -127,7 +125,7 @@ def _eval(args: argparse.Namespace) -> int:
 Answer = Callable[[list[Instance], Callable[[Instance, Completion], None], threading.Event], None]
 
 
-def _model_name(args: argparse.Namespace) -> str:
+def model_name(args: argparse.Namespace) -> str:
     """The model named in the records: --model, else the local model's folder name."""
     if args.model is not None:
         return args.model
@@ -136,10 +134,34 @@ def _model_name(args: argparse.Namespace) -> str:
     return args.local.resolve().name
 
 
+def input_error(command: str, out: Path, error: Exception) -> int:
+    """Report an error found before any request (an OSError: `out` cannot be written);
+    returns EXIT_INPUT_ERROR."""
+    if isinstance(error, (ArgcError, ValueError)):
+        print(f"argc {command}: {error}", file=sys.stderr)
+    else:
+        print(f"argc {command}: cannot write {out}: {error}", file=sys.stderr)
+    return EXIT_INPUT_ERROR
+
+
 def _backend(args: argparse.Namespace, todo: list[Instance]) -> Answer:
     """A function answering instances with the chosen backend."""
-    if args.local is not None:
-        return _local_backend(args, todo)
+    if args.local is None:
+        client = endpoint_client(args, ChatClient)
+        return lambda todo, record, stop: answer_concurrently(
+            todo, client.complete, record, stop, args.concurrency
+        )
+    model = load_local(args, bool(todo))
+    if model is None:
+        return lambda todo, record, stop: None
+    prompt = operator.attrgetter("prompt")
+    return lambda todo, record, stop: model.complete_in_batches(
+        todo, prompt, record, stop, args.batch_size
+    )
+
+
+def endpoint_client(args: argparse.Namespace, client_class: type[Client]) -> Client:
+    """A client of --base-url with the key in --api-key-env and the request options of `args`."""
     if not args.base_url.startswith(("http://", "https://")):
         raise ArgcError(f"--base-url must be an http(s) URL, not {args.base_url!r}")
     api_key = None
@@ -147,45 +169,41 @@ def _backend(args: argparse.Namespace, todo: list[Instance]) -> Answer:
         api_key = os.environ.get(args.api_key_env)
         if not api_key:
             raise ArgcError(f"environment variable {args.api_key_env} is not set")
-    client = ChatClient(
+    return client_class(
         args.base_url,
         args.model,
         api_key=api_key,
         system=args.system,
-        params=_params(args),
+        params=request_params(args),
         timeout=args.timeout,
         retries=args.retries,
     )
 
-    def answer(todo: list[Instance], record: Callable, stop: threading.Event) -> None:
-        answer_concurrently(todo, client.complete, record, stop, args.concurrency)
 
-    return answer
-
-
-def _check_numbers(args: argparse.Namespace) -> None:
-    for name, least in (
-        ("concurrency", 1),
-        ("batch_size", 1),
-        ("max_tokens", 1),
-        ("retries", 0),
-        ("limit", 0),
-    ):
-        value = getattr(args, name)
-        if value is not None and value < least:
-            raise ArgcError(f"--{name.replace('_', '-')} is out of range: {value}")
+def check_numbers(
+    args: argparse.Namespace, positive: Sequence[str], natural: Sequence[str] = ("retries", "limit")
+) -> None:
+    """ArgcError unless the options named (when given) are at least 1 (`positive`) or 0
+    (`natural`), and --timeout is positive."""
+    for names, least in ((positive, 1), (natural, 0)):
+        for name in names:
+            value = getattr(args, name)
+            if value is not None and value < least:
+                raise ArgcError(f"--{name.replace('_', '-')} is out of range: {value}")
     if args.timeout <= 0:
         raise ArgcError(f"--timeout must be positive, not {args.timeout}")
 
 
-def _params(args: argparse.Namespace) -> dict[str, Any]:
+def request_params(args: argparse.Namespace) -> dict[str, Any]:
+    """The request fields of the sampling options given (--max-tokens, --temperature, --top-p,
+    --reasoning-effort where the command has it), then those of --extra-body."""
     params = {
         key: value
         for key, value in (
             ("max_tokens", args.max_tokens),
             ("temperature", args.temperature),
             ("top_p", args.top_p),
-            ("reasoning_effort", args.reasoning_effort),
+            ("reasoning_effort", getattr(args, "reasoning_effort", None)),
         )
         if value is not None
     }
@@ -200,43 +218,6 @@ def _params(args: argparse.Namespace) -> dict[str, Any]:
     return params
 
 
-def _local_backend(args: argparse.Namespace, todo: list[Instance]) -> Answer:
-    from argc.bench.local import LocalModel, MissingBackend
-
-    if not args.local.is_dir():
-        raise ArgcError(f"--local: not a model folder: {args.local}")
-    if not todo:
-        return lambda todo, record, stop: None
-    try:
-        model = LocalModel(
-            args.local,
-            max_tokens=args.max_tokens or LOCAL_MAX_TOKENS,
-            temperature=args.temperature or 0.0,
-            top_p=args.top_p,
-            system=args.system,
-        )
-    except MissingBackend as error:
-        raise ArgcError(f"--local: {error}") from None
-    except (OSError, ValueError) as error:
-        raise ArgcError(f"--local: cannot load {args.local}: {error}") from None
-
-    def answer(todo: list[Instance], record: Callable, stop: threading.Event) -> None:
-        ordered = sorted(todo, key=lambda instance: len(instance.prompt), reverse=True)
-        for start in range(0, len(ordered), args.batch_size):
-            if stop.is_set():
-                return
-            batch = ordered[start : start + args.batch_size]
-            try:
-                completions = model.complete_batch([instance.prompt for instance in batch])
-            except Exception as error:  # noqa: BLE001 - e.g. out of memory: recorded
-                failed = Completion("", None, None, 0.0, 1, f"{type(error).__name__}: {error}")
-                completions = [failed] * len(batch)
-            for instance, completion in zip(batch, completions, strict=True):
-                record(instance, completion)
-
-    return answer
-
-
 def answer_concurrently(
     todo: list[Instance],
     complete: Callable[[str], Completion],
@@ -247,48 +228,70 @@ def answer_concurrently(
     """Answer instances on `concurrency` threads, recording each answer on this thread. When
     `stop` is set nothing more is sent and the requests in flight are awaited; a
     KeyboardInterrupt (a second Ctrl-C) abandons them."""
-    jobs: queue.SimpleQueue[Instance] = queue.SimpleQueue()
-    answers: queue.SimpleQueue[tuple[Instance, Completion]] = queue.SimpleQueue()
-    for instance in todo:
-        jobs.put(instance)
 
-    def work() -> None:
-        while True:
+    def work(instance: Instance) -> list[tuple[Instance, Completion]]:
+        try:
+            completion = complete(instance.prompt)
+        except Exception as error:  # noqa: BLE001 - recorded; the run goes on
+            completion = failure(error)
+        return [(instance, completion)]
+
+    work_concurrently(todo, work, record, stop, concurrency)
+
+
+def work_concurrently(
+    jobs: list[Job],
+    work: Callable[[Job], Iterable[tuple[Any, ...]]],
+    record: Callable[..., None],
+    stop: threading.Event,
+    concurrency: int,
+    *,
+    size: Callable[[Job], int] = lambda job: 1,
+    await_in_flight: bool = True,
+) -> None:
+    """Run `work` on the jobs on `concurrency` threads, calling `record(*result)` on this thread
+    for each of the `size(job)` results a job yields. Once `stop` is set no job is started and
+    the jobs in flight are awaited (with `await_in_flight`, else left)."""
+    waiting: queue.SimpleQueue[Job] = queue.SimpleQueue()
+    results: queue.SimpleQueue[tuple[Any, ...]] = queue.SimpleQueue()
+    for job in jobs:
+        waiting.put(job)
+
+    def worker() -> None:
+        while not stop.is_set():
             try:
-                instance = jobs.get_nowait()
+                job = waiting.get_nowait()
             except queue.Empty:
                 return
-            try:
-                completion = complete(instance.prompt)
-            except Exception as error:  # noqa: BLE001 - recorded; the run goes on
-                completion = Completion("", None, None, 0.0, 1, f"{type(error).__name__}: {error}")
-            answers.put((instance, completion))
+            for result in work(job):
+                results.put(result)
 
-    for _ in range(min(concurrency, len(todo))):
-        threading.Thread(target=work, daemon=True).start()
-    pending = len(todo)
+    for _ in range(min(concurrency, len(jobs))):
+        threading.Thread(target=worker, daemon=True).start()
+    pending = sum(size(job) for job in jobs)
     while pending:
         if stop.is_set():
-            pending -= _drain(jobs)
+            if not await_in_flight:
+                return
+            pending -= sum(size(job) for job in _drain(waiting))
             if not pending:
                 return
         try:
-            instance, completion = answers.get(timeout=0.2)
+            result = results.get(timeout=0.2)
         except queue.Empty:
             continue
-        record(instance, completion)
+        record(*result)
         pending -= 1
 
 
-def _drain(jobs: queue.SimpleQueue) -> int:
-    """Empty the queue of unsent instances; returns how many there were."""
-    count = 0
+def _drain(jobs: queue.SimpleQueue[Job]) -> list[Job]:
+    """Empty the queue of unsent jobs; returns them."""
+    drained = []
     try:
         while True:
-            jobs.get_nowait()
-            count += 1
+            drained.append(jobs.get_nowait())
     except queue.Empty:
-        return count
+        return drained
 
 
 @contextmanager
@@ -321,11 +324,7 @@ def run_record(instance: Instance, model: str, completion: Completion) -> dict[s
     """The run file's record of one answered instance, scored."""
     result = score(instance, completion.response)
     return {
-        "id": instance.id,
-        "task": instance.task,
-        "level": instance.level,
-        "ordering": instance.ordering,
-        "set": instance.set,
+        **instance_fields(instance),
         "model": model,
         "response": completion.response,
         "finish_reason": completion.finish_reason,
@@ -337,6 +336,17 @@ def run_record(instance: Instance, model: str, completion: Completion) -> dict[s
         "success": result.success,
         "reason": result.reason,
         "has_answer": answer_region(completion.response) is not None,
+    }
+
+
+def instance_fields(instance: Instance) -> dict[str, Any]:
+    """The fields of an instance that records repeat: id, task, level, ordering and set."""
+    return {
+        "id": instance.id,
+        "task": instance.task,
+        "level": instance.level,
+        "ordering": instance.ordering,
+        "set": instance.set,
     }
 
 
@@ -396,24 +406,31 @@ def prepare_run(path: Path, model: str, selected: set[str], retry_errors: bool) 
     is dropped, and with `retry_errors` the failed records of selected instances too (the
     file is rewritten atomically)."""
     records, torn = read_run(path)
-    others = sorted({str(record.get("model")) for record in records} - {model})
-    if others:
-        raise InputError(
-            f"holds answers of another model ({', '.join(others)}), not {model}; write to"
-            " another run file",
-            filename=str(path),
-        )
+    check_owner(path, records, "model", model, what="answers", advice="write to another run file")
     kept = [
         record
         for record in records
         if not (retry_errors and record.get("error") is not None and record["id"] in selected)
     ]
     if torn or len(kept) < len(records):
-        _rewrite(path, kept)
+        rewrite_run(path, kept)
     return {record["id"] for record in kept}
 
 
-def _rewrite(path: Path, records: list[dict[str, Any]]) -> None:
+def check_owner(
+    path: Path, records: list[dict[str, Any]], field: str, owner: str, *, what: str, advice: str
+) -> None:
+    """InputError when a record's `field` is not `owner`: the file holds another's `what`."""
+    others = sorted({str(record.get(field)) for record in records} - {owner})
+    if others:
+        raise InputError(
+            f"holds {what} of another {field} ({', '.join(others)}), not {owner}; {advice}",
+            filename=str(path),
+        )
+
+
+def rewrite_run(path: Path, records: list[dict[str, Any]]) -> None:
+    """Replace the file's lines with these records, atomically."""
     temporary = path.with_name(path.name + ".tmp")
     with open(temporary, "w", encoding="utf-8") as sink:
         sink.writelines(_line(record) for record in records)

@@ -3,11 +3,19 @@ torch and transformers are optional; they are imported when a model is loaded.""
 
 from __future__ import annotations
 
+import argparse
+import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from argc.bench.endpoint import Completion
+from argc.bench.endpoint import Completion, failure
+from argc.dsl.errors import ArgcError
+
+#: The token budget when --max-tokens is not given.
+LOCAL_MAX_TOKENS = 1024
+Item = TypeVar("Item")
 
 
 class MissingBackend(Exception):
@@ -104,3 +112,48 @@ class LocalModel:
                 )
             )
         return completions
+
+    def complete_in_batches(
+        self,
+        items: list[Item],
+        prompt: Callable[[Item], str],
+        record: Callable[[Item, Completion], None],
+        stop: threading.Event,
+        batch_size: int,
+    ) -> None:
+        """Answer the items' prompts in batches of `batch_size`, longest first, recording each
+        answer (a batch that raises, e.g. out of memory, records the error for each item);
+        nothing more is started once `stop` is set."""
+        ordered = sorted(items, key=lambda item: len(prompt(item)), reverse=True)
+        for start in range(0, len(ordered), batch_size):
+            if stop.is_set():
+                return
+            batch = ordered[start : start + batch_size]
+            try:
+                completions = self.complete_batch([prompt(item) for item in batch])
+            except Exception as error:  # noqa: BLE001 - e.g. out of memory: recorded
+                completions = [failure(error)] * len(batch)
+            for item, completion in zip(batch, completions, strict=True):
+                record(item, completion)
+
+
+def load_local(args: argparse.Namespace, wanted: bool = True) -> LocalModel | None:
+    """The model of --local with the options --max-tokens, --temperature, --top-p and --system;
+    None when not `wanted` (nothing to answer: the folder is checked, not loaded). ArgcError
+    when it cannot be loaded."""
+    if not args.local.is_dir():
+        raise ArgcError(f"--local: not a model folder: {args.local}")
+    if not wanted:
+        return None
+    try:
+        return LocalModel(
+            args.local,
+            max_tokens=args.max_tokens or LOCAL_MAX_TOKENS,
+            temperature=args.temperature or 0.0,
+            top_p=args.top_p,
+            system=args.system,
+        )
+    except MissingBackend as error:
+        raise ArgcError(f"--local: {error}") from None
+    except (OSError, ValueError) as error:
+        raise ArgcError(f"--local: cannot load {args.local}: {error}") from None

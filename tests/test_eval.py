@@ -14,6 +14,12 @@ from pathlib import Path
 
 import pytest
 from chat_server import ChatServer
+from eval_helpers import (
+    CHAT_TEMPLATE,
+    fast_backoff,  # noqa: F401 - an autouse fixture
+    tiny_model,
+    write_instances,
+)
 
 from argc.bench import endpoint, evaluate
 from argc.dsl.ir import Ordering
@@ -52,14 +58,7 @@ def instances():
 
 @pytest.fixture
 def instance_file(instances, tmp_path: Path) -> Path:
-    path = tmp_path / "instances.jsonl"
-    path.write_text("".join(instance.to_json() + "\n" for instance in instances))
-    return path
-
-
-@pytest.fixture(autouse=True)
-def fast_backoff(monkeypatch):
-    monkeypatch.setattr(endpoint, "BACKOFF_BASE_S", 0.01)
+    return write_instances(instances, tmp_path)
 
 
 def reference_policy(instances):
@@ -371,42 +370,10 @@ def test_local_backend_needs_torch(instance_file, tmp_path, monkeypatch, capsys)
 
 
 def test_local_backend_with_a_tiny_model(instances, instance_file, tmp_path):
-    torch = pytest.importorskip("torch")
-    transformers = pytest.importorskip("transformers")
-    tokenizers = pytest.importorskip("tokenizers")
-    torch.manual_seed(0)
-    specials = ["<pad>", "<eos>"]
-    tokenizer = tokenizers.Tokenizer(tokenizers.models.BPE(unk_token=None))
-    tokenizer.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tokenizer.decoder = tokenizers.decoders.ByteLevel()
-    trainer = tokenizers.trainers.BpeTrainer(
-        vocab_size=400,
-        special_tokens=specials,
-        initial_alphabet=tokenizers.pre_tokenizers.ByteLevel.alphabet(),
+    prompts = [instance.prompt for instance in instances]
+    folder = tiny_model(
+        tmp_path / "tiny", prompts, vocab_size=400, layers=2, chat_template=CHAT_TEMPLATE
     )
-    tokenizer.train_from_iterator([instance.prompt for instance in instances], trainer)
-    wrapped = transformers.PreTrainedTokenizerFast(
-        tokenizer_object=tokenizer, pad_token="<pad>", eos_token="<eos>"
-    )
-    wrapped.chat_template = (
-        "{% for m in messages %}{{ m['role'] }}: {{ m['content'] }}\n{% endfor %}"
-        "{% if add_generation_prompt %}assistant: {% endif %}"
-    )
-    config = transformers.Qwen2Config(
-        vocab_size=len(wrapped),
-        hidden_size=32,
-        intermediate_size=64,
-        num_hidden_layers=2,
-        num_attention_heads=2,
-        num_key_value_heads=1,
-        max_position_embeddings=4096,
-        pad_token_id=wrapped.pad_token_id,
-        eos_token_id=wrapped.eos_token_id,
-        bos_token_id=wrapped.eos_token_id,
-    )
-    folder = tmp_path / "tiny"
-    transformers.Qwen2ForCausalLM(config).save_pretrained(folder)
-    wrapped.save_pretrained(folder)
     out = tmp_path / "run.jsonl"
     options = ("--limit", 2, "--batch-size", 2, "--max-tokens", 8)
     assert run_eval(instance_file, "--out", out, "--local", folder, *options) == 0

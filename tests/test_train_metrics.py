@@ -15,8 +15,12 @@ from typing import Any
 
 import pytest
 from chat_server import ChatServer
+from eval_helpers import (
+    fast_backoff,  # noqa: F401 - an autouse fixture
+    tiny_model,
+    write_instances,
+)
 
-from argc.bench import endpoint
 from argc.dsl.ir import Ordering
 from argc.tasks import generate
 from argc.train import metrics, sample
@@ -120,14 +124,7 @@ def instances():
 
 @pytest.fixture
 def instance_file(instances, tmp_path: Path) -> Path:
-    path = tmp_path / "instances.jsonl"
-    path.write_text("".join(instance.to_json() + "\n" for instance in instances))
-    return path
-
-
-@pytest.fixture(autouse=True)
-def fast_backoff(monkeypatch):
-    monkeypatch.setattr(endpoint, "BACKOFF_BASE_S", 0.01)
+    return write_instances(instances, tmp_path)
 
 
 class Policy:
@@ -325,37 +322,8 @@ def test_ceiling_falls_back_to_the_fewest_samples():
 
 
 def test_local_backend_draws_k_samples(instances, instance_file, tmp_path):
-    torch = pytest.importorskip("torch")
-    transformers = pytest.importorskip("transformers")
-    tokenizers = pytest.importorskip("tokenizers")
-    torch.manual_seed(0)
-    tokenizer = tokenizers.Tokenizer(tokenizers.models.BPE(unk_token=None))
-    tokenizer.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tokenizer.decoder = tokenizers.decoders.ByteLevel()
-    trainer = tokenizers.trainers.BpeTrainer(
-        vocab_size=300,
-        special_tokens=["<pad>", "<eos>"],
-        initial_alphabet=tokenizers.pre_tokenizers.ByteLevel.alphabet(),
-    )
-    tokenizer.train_from_iterator([instance.prompt for instance in instances], trainer)
-    wrapped = transformers.PreTrainedTokenizerFast(
-        tokenizer_object=tokenizer, pad_token="<pad>", eos_token="<eos>"
-    )
-    config = transformers.Qwen2Config(
-        vocab_size=len(wrapped),
-        hidden_size=32,
-        intermediate_size=64,
-        num_hidden_layers=1,
-        num_attention_heads=2,
-        num_key_value_heads=1,
-        max_position_embeddings=4096,
-        pad_token_id=wrapped.pad_token_id,
-        eos_token_id=wrapped.eos_token_id,
-        bos_token_id=wrapped.eos_token_id,
-    )
-    folder = tmp_path / "tiny"
-    transformers.Qwen2ForCausalLM(config).save_pretrained(folder)
-    wrapped.save_pretrained(folder)
+    prompts = [instance.prompt for instance in instances]
+    folder = tiny_model(tmp_path / "tiny", prompts, vocab_size=300, layers=1)
     out = tmp_path / "samples.jsonl"
     options = ("--local", folder, "--limit", 2, "--batch-size", 3, "--max-tokens", 6)
     assert run_sample(instance_file, "--k", 3, "--out", out, *options) == 0

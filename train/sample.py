@@ -6,28 +6,38 @@ of sample files (see `argc.train.metrics`)."""
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import queue
 import sys
 import threading
-import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from tqdm import tqdm
 
-from argc.bench.endpoint import ChatClient, Completion, RequestFailed, backoff, parse_reply
-from argc.bench.evaluate import RunWriter, load_instances, read_run
+from argc.bench.endpoint import ChatClient, Completion, failure, parse_choices
+from argc.bench.evaluate import (
+    EXIT_FAILURES,
+    EXIT_INPUT_ERROR,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    RunWriter,
+    check_numbers,
+    check_owner,
+    endpoint_client,
+    input_error,
+    instance_fields,
+    load_instances,
+    model_name,
+    read_run,
+    rewrite_run,
+    work_concurrently,
+)
+from argc.bench.local import LOCAL_MAX_TOKENS, load_local
 from argc.dsl.errors import ArgcError, InputError
 from argc.tasks import Instance, score
 from argc.train import metrics
 
-EXIT_OK, EXIT_FAILURES, EXIT_INPUT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
-#: The token budget of the local backend when --max-tokens is not given.
-LOCAL_MAX_TOKENS = 1024
 #: A sample to draw: an instance and the sample indices wanted from one request.
 Job = tuple[Instance, list[int]]
 #: Receives (instance, sample index, completion) on the main thread.
@@ -122,19 +132,17 @@ class Outcome:
 def run(args: argparse.Namespace) -> int:
     """`argc sample`; returns the exit code."""
     try:
-        _check_numbers(args)
-        label = args.label or _model_name(args)
+        check_numbers(args, ("k", "concurrency", "n_per_request", "batch_size", "max_tokens"))
+        if args.temperature < 0:
+            raise ArgcError(f"--temperature must be >= 0, not {args.temperature}")
+        label = args.label or model_name(args)
         instances = load_instances(args.instances)[: args.limit]
         done = prepare_samples(args.out, label)
         jobs = plan_jobs(instances, done, args.k, args.n_per_request if args.local is None else 1)
         draw = _backend(args, jobs)
         writer = RunWriter(args.out)
-    except (ArgcError, ValueError) as error:
-        print(f"argc sample: {error}", file=sys.stderr)
-        return EXIT_INPUT_ERROR
-    except OSError as error:
-        print(f"argc sample: cannot write {args.out}: {error}", file=sys.stderr)
-        return EXIT_INPUT_ERROR
+    except (ArgcError, ValueError, OSError) as error:
+        return input_error("sample", args.out, error)
     total = sum(len(indices) for _, indices in jobs)
     outcome = Outcome()
     stop = threading.Event()
@@ -171,44 +179,13 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _check_numbers(args: argparse.Namespace) -> None:
-    for name, least in (
-        ("k", 1),
-        ("concurrency", 1),
-        ("n_per_request", 1),
-        ("batch_size", 1),
-        ("max_tokens", 1),
-        ("retries", 0),
-        ("limit", 0),
-    ):
-        value = getattr(args, name)
-        if value is not None and value < least:
-            raise ArgcError(f"--{name.replace('_', '-')} is out of range: {value}")
-    if args.timeout <= 0:
-        raise ArgcError(f"--timeout must be positive, not {args.timeout}")
-    if args.temperature < 0:
-        raise ArgcError(f"--temperature must be >= 0, not {args.temperature}")
-
-
-def _model_name(args: argparse.Namespace) -> str:
-    if args.model is not None:
-        return args.model
-    if args.local is None:
-        raise ArgcError("--model is required with --base-url")
-    return args.local.resolve().name
-
-
 def sample_record(
     instance: Instance, index: int, completion: Completion, checkpoint: str
 ) -> dict[str, Any]:
     """The record of one sample, scored by the task's scorer."""
     result = score(instance, completion.response)
     return {
-        "id": instance.id,
-        "task": instance.task,
-        "level": instance.level,
-        "ordering": instance.ordering,
-        "set": instance.set,
+        **instance_fields(instance),
         "sample": index,
         "response": completion.response,
         "finish_reason": completion.finish_reason,
@@ -225,27 +202,11 @@ def prepare_samples(path: Path, checkpoint: str) -> set[tuple[str, int]]:
     for number, record in enumerate(records, start=1):
         if not isinstance(record.get("sample"), int) or isinstance(record["sample"], bool):
             raise InputError(f"record {number} has no sample index", filename=str(path))
-    others = sorted({str(record.get("checkpoint")) for record in records} - {checkpoint})
-    if others:
-        raise InputError(
-            f"holds samples of another checkpoint ({', '.join(others)}), not {checkpoint};"
-            " write to another file or pass --label",
-            filename=str(path),
-        )
+    advice = "write to another file or pass --label"
+    check_owner(path, records, "checkpoint", checkpoint, what="samples", advice=advice)
     if torn:
-        _rewrite(path, records)
+        rewrite_run(path, records)
     return {(record["id"], record["sample"]) for record in records}
-
-
-def _rewrite(path: Path, records: list[dict[str, Any]]) -> None:
-    temporary = path.with_name(path.name + ".tmp")
-    with open(temporary, "w", encoding="utf-8") as sink:
-        sink.writelines(
-            json.dumps(record, sort_keys=True, ensure_ascii=False) + "\n" for record in records
-        )
-        sink.flush()
-        os.fsync(sink.fileno())
-    os.replace(temporary, path)
 
 
 def plan_jobs(
@@ -278,87 +239,31 @@ class SamplingClient(ChatClient):
         body = self.body(prompt)
         if n > 1:
             body["n"] = n
-        data = json.dumps(body, ensure_ascii=False).encode("utf-8")
-        start = time.monotonic()
-        attempts = 0
-        while True:
-            attempts += 1
-            try:
-                reply = self._post(data)
-                answers = [parse_reply({**reply, "choices": [c]}) for c in _choices(reply)]
-                if not answers:
-                    parse_reply(reply)  # raises the retryable "no choices" failure
-            except RequestFailed as failure:
-                if not failure.retryable or attempts > self.retries:
-                    elapsed = time.monotonic() - start
-                    return [Completion("", None, None, elapsed, attempts, str(failure))]
-                time.sleep(backoff(attempts, failure.retry_after))
-                continue
-            latency = time.monotonic() - start
-            return [
-                Completion(text, finish, usage, latency, attempts)
-                for text, finish, usage in answers[:n]
-            ]
-
-
-def _choices(reply: Any) -> list[dict[str, Any]]:
-    """The reply's choices in index order."""
-    choices = reply.get("choices") if isinstance(reply, dict) else None
-    if not isinstance(choices, list):
-        return []
-    found = [choice for choice in choices if isinstance(choice, dict)]
-    return sorted(found, key=lambda choice: _index(choice.get("index")))
-
-
-def _index(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+        return self.request(body, parse_choices)[:n]
 
 
 def _backend(args: argparse.Namespace, jobs: list[Job]) -> Draw:
-    if args.local is not None:
-        return _local_backend(args, jobs)
-    if not args.base_url.startswith(("http://", "https://")):
-        raise ArgcError(f"--base-url must be an http(s) URL, not {args.base_url!r}")
-    api_key = None
-    if args.api_key_env is not None:
-        api_key = os.environ.get(args.api_key_env)
-        if not api_key:
-            raise ArgcError(f"environment variable {args.api_key_env} is not set")
-    client = SamplingClient(
-        args.base_url,
-        args.model,
-        api_key=api_key,
-        system=args.system,
-        params=_params(args),
-        timeout=args.timeout,
-        retries=args.retries,
-    )
+    if args.local is None:
+        client = endpoint_client(args, SamplingClient)
+        return lambda jobs, record, stop: draw_concurrently(
+            jobs, client.complete_many, record, stop, args.concurrency
+        )
+    model = load_local(args, bool(jobs))
+    if model is None:
+        return lambda jobs, record, stop: None
 
     def draw(jobs: list[Job], record: Record, stop: threading.Event) -> None:
-        draw_concurrently(jobs, client.complete_many, record, stop, args.concurrency)
+        model.torch.manual_seed(args.seed)
+        samples = [(instance, index) for instance, indices in jobs for index in indices]
+        model.complete_in_batches(
+            samples,
+            lambda sample: sample[0].prompt,
+            lambda sample, completion: record(*sample, completion),
+            stop,
+            args.batch_size,
+        )
 
     return draw
-
-
-def _params(args: argparse.Namespace) -> dict[str, Any]:
-    params = {
-        key: value
-        for key, value in (
-            ("max_tokens", args.max_tokens),
-            ("temperature", args.temperature),
-            ("top_p", args.top_p),
-        )
-        if value is not None
-    }
-    if args.extra_body is not None:
-        try:
-            extra = json.loads(args.extra_body)
-        except json.JSONDecodeError as error:
-            raise ArgcError(f"--extra-body is not JSON: {error}") from None
-        if not isinstance(extra, dict):
-            raise ArgcError("--extra-body must be a JSON object")
-        params.update(extra)
-    return params
 
 
 def draw_concurrently(
@@ -371,81 +276,24 @@ def draw_concurrently(
     """Draw the jobs' samples on `concurrency` threads, recording each on this thread. A
     request that returns fewer samples than asked is followed by one for the rest; a failed
     request fails all its samples. When `stop` is set nothing more is sent."""
-    pending_jobs: queue.SimpleQueue[Job] = queue.SimpleQueue()
-    results: queue.SimpleQueue[tuple[Instance, int, Completion]] = queue.SimpleQueue()
-    for job in jobs:
-        pending_jobs.put(job)
 
-    def work() -> None:
-        while not stop.is_set():
+    def work(job: Job) -> Iterator[tuple[Instance, int, Completion]]:
+        instance, indices = job
+        while indices and not stop.is_set():
             try:
-                instance, indices = pending_jobs.get_nowait()
-            except queue.Empty:
-                return
-            while indices and not stop.is_set():
-                try:
-                    completions = complete(instance.prompt, len(indices))
-                except Exception as error:  # noqa: BLE001 - recorded; the run goes on
-                    completions = [_failure(error)]
-                if completions[0].error is not None:
-                    completions = completions[:1] * len(indices)
-                for index, completion in zip(indices, completions, strict=False):
-                    results.put((instance, index, completion))
-                indices = indices[len(completions) :]
+                completions = complete(instance.prompt, len(indices))
+            except Exception as error:  # noqa: BLE001 - recorded; the run goes on
+                completions = [failure(error)]
+            if completions[0].error is not None:
+                completions = completions[:1] * len(indices)
+            for index, completion in zip(indices, completions, strict=False):
+                yield instance, index, completion
+            indices = indices[len(completions) :]
 
-    workers = [threading.Thread(target=work, daemon=True) for _ in range(concurrency)]
-    for worker in workers[: len(jobs)]:
-        worker.start()
-    pending = sum(len(indices) for _, indices in jobs)
-    while pending and not stop.is_set():
-        try:
-            instance, index, completion = results.get(timeout=0.2)
-        except queue.Empty:
-            continue
-        record(instance, index, completion)
-        pending -= 1
+    def size(job: Job) -> int:
+        return len(job[1])
 
-
-def _failure(error: BaseException) -> Completion:
-    return Completion("", None, None, 0.0, 1, f"{type(error).__name__}: {error}")
-
-
-def _local_backend(args: argparse.Namespace, jobs: list[Job]) -> Draw:
-    from argc.bench.local import LocalModel, MissingBackend
-
-    if not args.local.is_dir():
-        raise ArgcError(f"--local: not a model folder: {args.local}")
-    if not jobs:
-        return lambda jobs, record, stop: None
-    try:
-        model = LocalModel(
-            args.local,
-            max_tokens=args.max_tokens or LOCAL_MAX_TOKENS,
-            temperature=args.temperature,
-            top_p=args.top_p,
-            system=args.system,
-        )
-    except MissingBackend as error:
-        raise ArgcError(f"--local: {error}") from None
-    except (OSError, ValueError) as error:
-        raise ArgcError(f"--local: cannot load {args.local}: {error}") from None
-
-    def draw(jobs: list[Job], record: Record, stop: threading.Event) -> None:
-        model.torch.manual_seed(args.seed)
-        samples = [(instance, index) for instance, indices in jobs for index in indices]
-        samples.sort(key=lambda sample: len(sample[0].prompt), reverse=True)
-        for start in range(0, len(samples), args.batch_size):
-            if stop.is_set():
-                return
-            batch = samples[start : start + args.batch_size]
-            try:
-                completions = model.complete_batch([instance.prompt for instance, _ in batch])
-            except Exception as error:  # noqa: BLE001 - e.g. out of memory: recorded
-                completions = [_failure(error)] * len(batch)
-            for (instance, index), completion in zip(batch, completions, strict=True):
-                record(instance, index, completion)
-
-    return draw
+    work_concurrently(jobs, work, record, stop, concurrency, size=size, await_in_flight=False)
 
 
 def _summary(path: Path, checkpoint: str, selected: set[str], k: int) -> None:
