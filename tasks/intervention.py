@@ -10,7 +10,6 @@ is not established within the search limits are rejected.
 
 from __future__ import annotations
 
-import random
 from abc import abstractmethod
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -158,17 +157,16 @@ class Support:
 
 def support(solution: Solution, literal: Literal) -> Support:
     """The union over every argument for `literal` and all their sub-arguments."""
+    return _parts(solution, [argument.name for argument in solution.arguments_for(literal)])
+
+
+def _parts(solution: Solution, names: Iterable[str]) -> Support:
+    """What the named arguments and all their sub-arguments are built from."""
     theory = solution.theory
     defeasible = {rule.name for rule in theory.defeasible_rules}
     found = Support()
-    stack = [argument.name for argument in solution.arguments_for(literal)]
-    seen: set[str] = set()
-    while stack:
-        name = stack.pop()
-        if name in seen:
-            continue
-        seen.add(name)
-        argument = solution.arguments[name]
+    for part in {sub for name in names for sub in solution.subarguments(name)}:
+        argument = solution.arguments[part]
         found.conclusions.add(argument.conclusion)
         if argument.top_rule is None:
             if argument.conclusion in theory.premises:
@@ -176,7 +174,6 @@ def support(solution: Solution, literal: Literal) -> Support:
         elif argument.top_rule in defeasible:
             found.rules.add(argument.top_rule)
             found.rebuttable.add(argument.conclusion)
-        stack.extend(argument.subarguments)
     return found
 
 
@@ -308,12 +305,12 @@ class Space:
 
     def order(self, solution: Solution, stronger: str, weaker: str) -> None:
         """Preferences putting each element of argument `stronger` over each of `weaker`."""
-        high, low = _elements(solution, stronger), _elements(solution, weaker)
-        for first in sorted(high[0]):
-            for second in sorted(low[0]):
+        high, low = _parts(solution, [stronger]), _parts(solution, [weaker])
+        for first in sorted(high.rules):
+            for second in sorted(low.rules):
                 self.prefer_rule(first, second)
-        for first in sorted(high[1], key=str):
-            for second in sorted(low[1], key=str):
+        for first in sorted(high.premises, key=str):
+            for second in sorted(low.premises, key=str):
                 self.prefer_premise(first, second)
 
     def listing(self) -> list[Directive]:
@@ -327,20 +324,6 @@ def support_arguments(solution: Solution, literal: Literal) -> set[str]:
         for argument in solution.arguments_for(literal)
         for sub in solution.subarguments(argument.name)
     }
-
-
-def _elements(solution: Solution, name: str) -> tuple[set[str], set[Literal]]:
-    """The defeasible rules and ordinary premises of an argument."""
-    theory = solution.theory
-    defeasible = {rule.name for rule in theory.defeasible_rules}
-    rules, premises = set(), set()
-    for sub in solution.subarguments(name):
-        argument = solution.arguments[sub]
-        if argument.top_rule in defeasible:
-            rules.add(argument.top_rule)
-        elif argument.top_rule is None and argument.conclusion in theory.premises:
-            premises.add(argument.conclusion)
-    return rules, premises
 
 
 # Theories --------------------------------------------------------------------------------
@@ -575,8 +558,3 @@ def _defeated_share(subgoals: dict[str, str], solution: Solution) -> float:
     if not relevant:
         return 0.0
     return sum(after == "overruled" for _, after in relevant) / len(relevant)
-
-
-def planted(seed: int) -> random.Random:
-    """A random source for choices made after solving (from a seed drawn by `candidate`)."""
-    return random.Random(seed)
