@@ -9,34 +9,26 @@ rebut a step from an unattacked premise, undermine a premise, or reverse a prefe
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Sequence
 
 from argc.compiler import Solution
 from argc.dsl.ir import Directive, Literal
-from argc.tasks.builder import Shape, build
-from argc.tasks.framework import Candidate, knobs, register
+from argc.tasks.builder import Shape
+from argc.tasks.framework import Candidate, register
 from argc.tasks.intervention import (
     InterventionTask,
+    RoutedPlan,
     Space,
-    latent_contradiction,
-    sources,
+    finished,
+    routed_theory,
     support,
 )
 
 
-@dataclass(frozen=True)
-class Curriculum:
-    shape: Shape
-    routes: int  # independent derivations of the target
-    antecedents: int  # premises and axioms the candidate space builds new rules from
-    least: int  # fewest directives an instance may need (smaller minima are rejected)
-
-
-def curriculum(level: int) -> Curriculum:
+def curriculum(level: int) -> RoutedPlan:
     """More and deeper derivations of the target, with more (failing) attacks, defenders and
     distractors as the level rises."""
-    return Curriculum(
+    return RoutedPlan(
         shape=Shape(
             goals=1,
             depth=1 + level // 4,
@@ -66,35 +58,21 @@ def attack_space(space: Space, solution: Solution, target: Literal, antecedents:
 class Attack(InterventionTask):
     name = "attack"
 
-    def parameters(self, level: int) -> dict[str, Any]:
-        return knobs(curriculum(level))
+    def plan(self, level: int) -> RoutedPlan:
+        return curriculum(level)
 
     def candidate(self, rng: random.Random, level: int) -> Candidate:
-        plan = curriculum(level)
-        builder, derivations = build(rng, plan.shape)
-        target = derivations[0][-1].head
-        for _ in range(plan.routes - 1):
-            builder.derivation(
-                plan.shape.depth,
-                plan.shape.branching,
-                plan.shape.strict_share,
-                plan.shape.axiom_share,
-                goal=target,
-            )
-        builder.base(builder.atom(), axiom_share=0.5)
-        trap = latent_contradiction(builder)
-        return Candidate(
-            builder.theory(),
-            {"targets": [str(target)], "level": level, "trap": str(trap)},
-        )
+        builder, target = routed_theory(rng, curriculum(level))
+        return finished(builder, level, [target])
 
-    def goals(self, candidate: Candidate, solution: Solution) -> dict[Literal, str] | None:
-        return {Literal.parse(candidate.params["targets"][0]): "overruled"}
+    def goals(
+        self, candidate: Candidate, solution: Solution, space: Sequence[Directive]
+    ) -> dict[Literal, str]:
+        return {self.targets(candidate)[0]: "overruled"}
 
     def space(self, candidate: Candidate, solution: Solution) -> list[Directive]:
-        plan = curriculum(candidate.params["level"])
-        target = Literal.parse(candidate.params["targets"][0])
+        (target,) = self.targets(candidate)
         found = Space(candidate.theory)
         avoid = support(solution, target).conclusions
-        attack_space(found, solution, target, sources(solution, avoid, plan.antecedents))
+        attack_space(found, solution, target, self.antecedents(candidate, solution, avoid))
         return found.listing()

@@ -9,8 +9,8 @@ two are independent and their candidate spaces merely coexist.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from argc.compiler import Solution
 from argc.compiler.facts import literal_term
@@ -18,28 +18,19 @@ from argc.dsl.ir import Directive, Literal, Rule
 from argc.tasks.attack import attack_space
 from argc.tasks.builder import Shape, build
 from argc.tasks.defence import defence_space
-from argc.tasks.framework import Candidate, knobs, register
-from argc.tasks.intervention import (
-    InterventionTask,
-    Space,
-    latent_contradiction,
-    sources,
-    support,
-)
+from argc.tasks.framework import Candidate, register
+from argc.tasks.intervention import InterventionTask, SourcedPlan, Space, finished, support
 
 
 @dataclass(frozen=True)
-class Curriculum:
-    shape: Shape
+class LinkedPlan(SourcedPlan):
     linked_share: float  # chance that the claim to overrule attacks the claim to justify
-    antecedents: int  # premises and axioms the candidate space builds new rules from
-    least: int  # fewest directives an instance may need (smaller minima are rejected)
 
 
-def curriculum(level: int) -> Curriculum:
+def curriculum(level: int) -> LinkedPlan:
     """Deeper derivations with more attackers, defenders and distractors, and (from level 4)
     targets whose fates are linked, as the level rises."""
-    return Curriculum(
+    return LinkedPlan(
         shape=Shape(
             goals=2,
             depth=1 + level // 5,
@@ -62,8 +53,8 @@ def curriculum(level: int) -> Curriculum:
 class AttackDefense(InterventionTask):
     name = "attack_defense"
 
-    def parameters(self, level: int) -> dict[str, Any]:
-        return knobs(curriculum(level))
+    def plan(self, level: int) -> LinkedPlan:
+        return curriculum(level)
 
     def candidate(self, rng: random.Random, level: int) -> Candidate:
         plan = curriculum(level)
@@ -72,39 +63,29 @@ class AttackDefense(InterventionTask):
         attacker = builder.attack(derivations[0], plan.shape.strict_share)
         linked = isinstance(attacker, Rule) and rng.random() < plan.linked_share
         attacked = attacker.head if linked else derivations[1][-1].head
-        builder.base(builder.atom(), axiom_share=0.5)
-        trap = latent_contradiction(builder)
-        return Candidate(
-            builder.theory(),
-            {
-                "targets": [str(attacked), str(defended)],
-                "linked": linked,
-                "level": level,
-                "trap": str(trap),
-            },
-        )
+        return finished(builder, level, [attacked, defended], linked=linked)
 
     def gate_program(self, candidate: Candidate) -> str:
-        attacked, defended = (Literal.parse(text) for text in candidate.params["targets"])
+        attacked, defended = self.targets(candidate)
         facts = f"attacked({literal_term(attacked)}).\ndefended({literal_term(defended)}).\n"
         return facts + self.program
 
-    def goals(self, candidate: Candidate, solution: Solution) -> dict[Literal, str] | None:
-        attacked, defended = (Literal.parse(text) for text in candidate.params["targets"])
+    def goals(
+        self, candidate: Candidate, solution: Solution, space: Sequence[Directive]
+    ) -> dict[Literal, str] | None:
+        attacked, defended = self.targets(candidate)
         if attacked.complement == defended:
             return None
         return {attacked: "overruled", defended: "justified"}
 
     def fixed(self, candidate: Candidate, solution: Solution) -> set[Literal]:
-        defended = Literal.parse(candidate.params["targets"][1])
-        return support(solution, defended).conclusions
+        return support(solution, self.targets(candidate)[1]).conclusions
 
     def space(self, candidate: Candidate, solution: Solution) -> list[Directive]:
-        plan = curriculum(candidate.params["level"])
-        attacked, defended = (Literal.parse(text) for text in candidate.params["targets"])
+        attacked, defended = self.targets(candidate)
         fixed = self.fixed(candidate, solution)
         avoid = fixed | support(solution, attacked).conclusions
-        antecedents = sources(solution, avoid, plan.antecedents)
+        antecedents = self.antecedents(candidate, solution, avoid)
         found = Space(candidate.theory, fixed=fixed)
         attack_space(found, solution, attacked, antecedents)
         defence_space(found, solution, defended, antecedents)

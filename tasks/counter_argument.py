@@ -12,36 +12,29 @@ counter-argument needs to win.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from argc.compiler import QueryResult, Solution
 from argc.dsl.ir import Directive, Literal, Ordering
-from argc.tasks.builder import Shape, build
-from argc.tasks.framework import Candidate, knobs, register
+from argc.tasks.builder import Shape
+from argc.tasks.framework import Candidate, register
 from argc.tasks.intervention import (
     ATTACKING,
     InterventionTask,
+    RoutedPlan,
     Space,
+    finished,
     intervention_target,
-    latent_contradiction,
-    sources,
+    routed_theory,
     support,
 )
 
 
-@dataclass(frozen=True)
-class Curriculum:
-    shape: Shape
-    routes: int  # independent derivations of the target
-    antecedents: int  # premises and axioms the candidate space builds new rules from
-    least: int  # fewest directives the strict arm may need (smaller minima are rejected)
-
-
-def curriculum(level: int) -> Curriculum:
+def curriculum(level: int) -> RoutedPlan:
     """More and deeper derivations of the target, more strict steps, failing attacks and
-    distractors as the level rises."""
-    return Curriculum(
+    distractors as the level rises. `least` bounds the strict arm's minimum."""
+    return RoutedPlan(
         shape=Shape(
             goals=1,
             depth=1 + level // 4,
@@ -77,58 +70,47 @@ class CounterArgument(InterventionTask):
     #: Whether this arm of the pair may add strict rules.
     strict: ClassVar[bool] = False
 
-    def parameters(self, level: int) -> dict[str, Any]:
-        return knobs(curriculum(level))
+    def plan(self, level: int) -> RoutedPlan:
+        return curriculum(level)
 
     def candidate(self, rng: random.Random, level: int) -> Candidate:
-        plan = curriculum(level)
-        builder, derivations = build(rng, plan.shape)
-        target = derivations[0][-1].head
-        for _ in range(plan.routes - 1):
-            builder.derivation(
-                plan.shape.depth,
-                plan.shape.branching,
-                plan.shape.strict_share,
-                plan.shape.axiom_share,
-                goal=target,
-            )
-        builder.base(builder.atom(), axiom_share=0.5)
-        trap = latent_contradiction(builder)
-        return Candidate(
-            builder.theory(), {"targets": [str(target)], "level": level, "trap": str(trap)}
-        )
+        builder, target = routed_theory(rng, curriculum(level))
+        return finished(builder, level, [target])
 
-    def goals(self, candidate: Candidate, solution: Solution) -> dict[Literal, str] | None:
-        target = Literal.parse(candidate.params["targets"][0])
+    def goals(
+        self, candidate: Candidate, solution: Solution, space: Sequence[Directive]
+    ) -> dict[Literal, str]:
+        (target,) = self.targets(candidate)
         return {target.complement: "justified", target: "overruled"}
 
     def space(self, candidate: Candidate, solution: Solution) -> list[Directive]:
         return self.arm_space(candidate, solution, self.strict)
 
     def arm_space(self, candidate: Candidate, solution: Solution, strict: bool) -> list[Directive]:
-        plan = curriculum(candidate.params["level"])
-        target = Literal.parse(candidate.params["targets"][0])
+        (target,) = self.targets(candidate)
         found = Space(candidate.theory)
         avoid = support(solution, target).conclusions
-        antecedents = sources(solution, avoid, plan.antecedents)
+        antecedents = self.antecedents(candidate, solution, avoid)
         counter_space(found, solution, target, antecedents, strict)
         return found.listing()
 
     def target(self, candidate: Candidate, result: QueryResult, ordering: Ordering) -> Any:
-        """Both arms' minima: kept only when the strict arm's is lower."""
+        """Both arms' minima: kept only when the strict arm's is lower (each arm's minimum
+        already respects the level's floor)."""
         solution = result.solution
-        goals = self.goals(candidate, solution)
-        arms = {}
-        for strict in (False, True):
-            space = self.arm_space(candidate, solution, strict)
-            arms[strict] = (space, self.minimum(candidate, goals, space, ordering))
-        if arms[False][1] is None or arms[True][1] is None:
+        spaces = {strict: self.arm_space(candidate, solution, strict) for strict in (False, True)}
+        goals = self.goals(candidate, solution, spaces[self.strict])
+        minima = {
+            strict: self.minimum(candidate, goals, space, ordering)
+            for strict, space in spaces.items()
+        }
+        ordinary, strict = minima[False], minima[True]
+        if ordinary is None or strict is None or strict.size >= ordinary.size:
             return None
-        if arms[True][1].size >= arms[False][1].size:
-            return None  # the minimum search already applied the level's floor to each arm
-        space, found = arms[self.strict]
-        made = intervention_target(solution, goals, space, found, self.language)
-        made["paired_min_directives"] = arms[not self.strict][1].size
+        made = intervention_target(
+            solution, goals, spaces[self.strict], minima[self.strict], self.language
+        )
+        made["paired_min_directives"] = minima[not self.strict].size
         return made
 
 

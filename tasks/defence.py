@@ -10,34 +10,26 @@ fresh derivation is not a defence.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Sequence
 
 from argc.compiler import Solution
 from argc.dsl.ir import Directive, Literal
 from argc.tasks.builder import Shape, build
-from argc.tasks.framework import Candidate, knobs, register
+from argc.tasks.framework import Candidate, register
 from argc.tasks.intervention import (
     InterventionTask,
+    SourcedPlan,
     Space,
-    latent_contradiction,
-    sources,
+    finished,
     support,
     support_arguments,
 )
 
 
-@dataclass(frozen=True)
-class Curriculum:
-    shape: Shape
-    antecedents: int  # premises and axioms the candidate space builds new rules from
-    least: int  # fewest directives an instance may need (smaller minima are rejected)
-
-
-def curriculum(level: int) -> Curriculum:
+def curriculum(level: int) -> SourcedPlan:
     """Deeper derivations under more attackers (of every kind), some of them defended and
     some decided by preferences, with more distractors as the level rises."""
-    return Curriculum(
+    return SourcedPlan(
         shape=Shape(
             goals=1,
             depth=1 + level // 4,
@@ -72,29 +64,24 @@ def defence_space(space: Space, solution: Solution, target: Literal, antecedents
 class Defence(InterventionTask):
     name = "defence"
 
-    def parameters(self, level: int) -> dict[str, Any]:
-        return knobs(curriculum(level))
+    def plan(self, level: int) -> SourcedPlan:
+        return curriculum(level)
 
     def candidate(self, rng: random.Random, level: int) -> Candidate:
-        plan = curriculum(level)
-        builder, derivations = build(rng, plan.shape)
-        target = derivations[0][-1].head
-        builder.base(builder.atom(), axiom_share=0.5)
-        trap = latent_contradiction(builder)
-        return Candidate(
-            builder.theory(), {"targets": [str(target)], "level": level, "trap": str(trap)}
-        )
+        builder, derivations = build(rng, curriculum(level).shape)
+        return finished(builder, level, [derivations[0][-1].head])
 
-    def goals(self, candidate: Candidate, solution: Solution) -> dict[Literal, str] | None:
-        return {Literal.parse(candidate.params["targets"][0]): "justified"}
+    def goals(
+        self, candidate: Candidate, solution: Solution, space: Sequence[Directive]
+    ) -> dict[Literal, str]:
+        return {self.targets(candidate)[0]: "justified"}
 
     def fixed(self, candidate: Candidate, solution: Solution) -> set[Literal]:
-        return support(solution, Literal.parse(candidate.params["targets"][0])).conclusions
+        return support(solution, self.targets(candidate)[0]).conclusions
 
     def space(self, candidate: Candidate, solution: Solution) -> list[Directive]:
-        plan = curriculum(candidate.params["level"])
-        target = Literal.parse(candidate.params["targets"][0])
+        (target,) = self.targets(candidate)
         avoid = self.fixed(candidate, solution)
         found = Space(candidate.theory, fixed=avoid)
-        defence_space(found, solution, target, sources(solution, avoid, plan.antecedents))
+        defence_space(found, solution, target, self.antecedents(candidate, solution, avoid))
         return found.listing()

@@ -10,6 +10,7 @@ is not established within the search limits are rejected.
 
 from __future__ import annotations
 
+import random
 from abc import abstractmethod
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -32,8 +33,8 @@ from argc.dsl.ir import (
 )
 from argc.dsl.parser import parse_intervention
 from argc.tasks.answers import MAX_ANSWER_CHARS
-from argc.tasks.builder import Builder
-from argc.tasks.framework import Candidate, Instance, Score, Task
+from argc.tasks.builder import Builder, Shape, build
+from argc.tasks.framework import Candidate, Instance, Score, Task, knobs
 from argc.tasks.prompts import answer_request, theory_block
 
 #: Limits for the minimum search at generation time; a search that hits them is rejected.
@@ -341,6 +342,47 @@ def latent_contradiction(builder: Builder) -> RulePreference:
     return RulePreference(first.name, second.name)
 
 
+@dataclass(frozen=True)
+class Plan:
+    """One curriculum level of a constructive task."""
+
+    shape: Shape
+    least: int  # fewest directives an instance may need (smaller minima are rejected)
+
+
+@dataclass(frozen=True)
+class SourcedPlan(Plan):
+    antecedents: int  # premises and axioms the candidate space builds new rules from
+
+
+@dataclass(frozen=True)
+class RoutedPlan(SourcedPlan):
+    routes: int  # independent derivations of the target
+
+
+def routed_theory(rng: random.Random, plan: RoutedPlan) -> tuple[Builder, Literal]:
+    """A theory of the plan's shape whose first goal (the target) has `routes` independent
+    derivations."""
+    builder, derivations = build(rng, plan.shape)
+    target, shape = derivations[0][-1].head, plan.shape
+    for _ in range(plan.routes - 1):
+        builder.derivation(
+            shape.depth, shape.branching, shape.strict_share, shape.axiom_share, goal=target
+        )
+    return builder, target
+
+
+def finished(builder: Builder, level: int, targets: Sequence[Literal], **params: Any) -> Candidate:
+    """The candidate theory: the builder's, plus a spare source premise and a latent
+    contradiction (whose trap preference is kept in the parameters)."""
+    builder.base(builder.atom(), axiom_share=0.5)
+    trap = latent_contradiction(builder)
+    return Candidate(
+        builder.theory(),
+        {"targets": [str(t) for t in targets], "level": level, "trap": str(trap), **params},
+    )
+
+
 # The task base class ---------------------------------------------------------------------
 
 
@@ -388,22 +430,40 @@ class InterventionTask(Task):
     language: ClassVar[tuple[str, ...]] = ATTACKING
 
     @abstractmethod
-    def goals(self, candidate: Candidate, solution: Solution) -> dict[Literal, str] | None:
-        """The requested statuses (None to reject the candidate)."""
+    def plan(self, level: int) -> Plan:
+        """The curriculum of a level."""
 
     @abstractmethod
     def space(self, candidate: Candidate, solution: Solution) -> list[Directive]:
         """The declared candidate space."""
+
+    @abstractmethod
+    def goals(
+        self, candidate: Candidate, solution: Solution, space: Sequence[Directive]
+    ) -> dict[Literal, str] | None:
+        """The requested statuses (None to reject the candidate)."""
+
+    def parameters(self, level: int) -> dict[str, Any]:
+        return knobs(self.plan(level))
+
+    def targets(self, candidate: Candidate) -> list[Literal]:
+        """The target claims the generator chose."""
+        return [Literal.parse(text) for text in candidate.params.get("targets", [])]
+
+    def antecedents(
+        self, candidate: Candidate, solution: Solution, avoid: Iterable[Literal]
+    ) -> list[Literal]:
+        """The sources new candidate rules start from (the level's `antecedents` of them)."""
+        plan = self.plan(candidate.params["level"])
+        assert isinstance(plan, SourcedPlan)
+        return sources(solution, avoid, plan.antecedents)
 
     def fixed(self, candidate: Candidate, solution: Solution) -> set[Literal]:
         """Literals new rules may not conclude (none by default)."""
         return set()
 
     def gate_program(self, candidate: Candidate) -> str:
-        facts = "".join(
-            f"target({literal_term(Literal.parse(text))}).\n"
-            for text in candidate.params.get("targets", [])
-        )
+        facts = "".join(f"target({literal_term(target)}).\n" for target in self.targets(candidate))
         return facts + self.program
 
     def minimum(
@@ -422,15 +482,15 @@ class InterventionTask(Task):
             )
         except LimitExceeded:
             return None
-        least = max(1, self.parameters(candidate.params["level"]).get("least", 1))
+        least = max(1, self.plan(candidate.params["level"]).least)
         return found if found is not None and found.size >= least else None
 
     def target(self, candidate: Candidate, result: QueryResult, ordering: Ordering) -> Any:
         solution = result.solution
-        goals = self.goals(candidate, solution)
+        space = self.space(candidate, solution)
+        goals = self.goals(candidate, solution, space)
         if not goals:
             return None
-        space = self.space(candidate, solution)
         found = self.minimum(candidate, goals, space, ordering)
         if found is None:
             return None

@@ -11,33 +11,31 @@ together (from level 6) with claims whose status must stay as it is.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from argc.compiler import LimitExceeded, Solution, solve
 from argc.dsl.errors import ArgcError
 from argc.dsl.ir import Directive, Literal
 from argc.tasks.builder import Shape, build
-from argc.tasks.framework import GENERATION_LIMITS, Candidate, knobs, register
-from argc.tasks.intervention import InterventionTask, Space, latent_contradiction
+from argc.tasks.framework import GENERATION_LIMITS, Candidate, register
+from argc.tasks.intervention import InterventionTask, Plan, Space, latent_contradiction
 
 #: Preferences only, over what the theory already has.
 PREFERENCES = ("prefer_rule", "prefer_premise")
 
 
 @dataclass(frozen=True)
-class Curriculum:
-    shape: Shape
+class PlantedPlan(Plan):
     planted: int  # preferences drawn to plant the requested configuration
     changes: int  # most goals whose status must change
     kept: int  # goals whose status must stay
-    least: int  # fewest directives an instance may need (smaller minima are rejected)
 
 
-def curriculum(level: int) -> Curriculum:
+def curriculum(level: int) -> PlantedPlan:
     """More conflicts decided by more planted preferences, more goals (and, from level 6,
     statuses that must be kept), deeper derivations and distractors as the level rises."""
-    return Curriculum(
+    return PlantedPlan(
         shape=Shape(
             goals=1 + (level >= 7) + (level >= 12),
             depth=1 + level // 4,
@@ -62,8 +60,8 @@ class PreferenceConstruction(InterventionTask):
     name = "preference_construction"
     language = PREFERENCES
 
-    def parameters(self, level: int) -> dict[str, Any]:
-        return knobs(curriculum(level))
+    def plan(self, level: int) -> PlantedPlan:
+        return curriculum(level)
 
     def candidate(self, rng: random.Random, level: int) -> Candidate:
         plan = curriculum(level)
@@ -89,11 +87,12 @@ class PreferenceConstruction(InterventionTask):
                 found.order(solution, attack.on, attack.attacker)
         return found.listing()
 
-    def goals(self, candidate: Candidate, solution: Solution) -> dict[Literal, str] | None:
-        """Plant: apply a random draw of candidates and request some of the changes."""
+    def goals(
+        self, candidate: Candidate, solution: Solution, space: Sequence[Directive]
+    ) -> dict[Literal, str] | None:
+        """Plant: apply a random draw from the space and request some of the changes."""
         plan = curriculum(candidate.params["level"])
         rng = random.Random(candidate.params["plant"])
-        space = self.space(candidate, solution)
         drawn = rng.sample(space, min(plan.planted, len(space)))
         try:
             after = solve(
