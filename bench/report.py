@@ -17,7 +17,7 @@ from typing import Any
 
 from argc.dsl.errors import ArgcError
 from argc.dsl.ir import PRINCIPLES, SET_COMPARISONS
-from argc.tasks.framework import LEVELS
+from argc.tasks.framework import LEVELS, is_unreadable
 
 EXIT_OK, EXIT_INPUT_ERROR = 0, 2
 
@@ -277,7 +277,7 @@ def _diagnostics(records: list[dict[str, Any]]) -> dict[str, Any]:
         "errors": _percent(records, lambda record: record["error"] is not None),
         "compliance": _percent(
             records,
-            lambda record: record["has_answer"] and not record["reason"].startswith("unreadable"),
+            lambda record: record["has_answer"] and not is_unreadable(record["reason"]),
         ),
         "canonical": canonical,
         "conditioned": conditioned,

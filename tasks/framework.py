@@ -34,6 +34,24 @@ class GenerationFailed(ArgcError):
     """No candidate passed the gates within the attempt bound."""
 
 
+#: How the scorers' reasons begin when the answer itself could not be read (a syntax error,
+#: an empty or oversized answer, a theory that does not build, a scorer failure).
+UNREADABLE_REASONS = (
+    "unreadable",
+    "does not parse",
+    "answer longer than",
+    "no directives",
+    "not a valid theory",
+    "unscorable",
+    "scorer error",
+)
+
+
+def is_unreadable(reason: str) -> bool:
+    """Whether a score's reason says the answer could not be read (format compliance)."""
+    return reason.startswith(UNREADABLE_REASONS)
+
+
 @dataclass(frozen=True)
 class Score:
     """A scored response: native score in [0, 1], complete success, and why."""

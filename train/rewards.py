@@ -21,23 +21,13 @@ from typing import Any
 from argc.dsl.parser import parse_intervention
 from argc.tasks import Instance, Score, get_task, score
 from argc.tasks.answers import MAX_ANSWER_CHARS, answer_regions
+from argc.tasks.framework import is_unreadable
 from argc.tasks.intervention import InterventionTask
 
 Reward = Callable[..., list[float]]
 
 #: The paper's default weight of the process term in the gated reward.
 DEFAULT_PROCESS_RATIO = 0.8
-
-#: Score reasons of answers that the task's reader did not accept (see the task scorers).
-UNREADABLE = (
-    "unreadable",
-    "does not parse",
-    "answer longer than",
-    "no directives",
-    "not a valid theory",
-    "unscorable",
-    "scorer error",
-)
 
 
 def completion_text(completion: Any) -> str | None:
@@ -158,7 +148,7 @@ def format_reward(
 
     def value(_: Instance, regions: list[str], scored: Score) -> float:
         single = len(regions) == 1
-        readable = bool(regions[-1].strip()) and not scored.reason.startswith(UNREADABLE)
+        readable = bool(regions[-1].strip()) and not is_unreadable(scored.reason)
         return 0.5 * single + 0.5 * readable
 
     return _rewards(completions, instance, value)
