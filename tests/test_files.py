@@ -172,8 +172,9 @@ def test_exclusive_refuses_a_second_holder_and_cleans_up(tmp_path: Path) -> None
     run = tmp_path / "sub" / "run.jsonl"
     with files.exclusive(run):
         assert (tmp_path / "sub" / "run.jsonl.lock").exists()
-        with pytest.raises(Busy, match="run.jsonl is in use by another process"), files.exclusive(
-            run
+        with (
+            pytest.raises(Busy, match="run.jsonl is in use by another process"),
+            files.exclusive(run),
         ):
             pass
     assert not (tmp_path / "sub" / "run.jsonl.lock").exists()
