@@ -2,15 +2,16 @@
 
 For every task and level it generates instances (cycling through the four orderings), solves
 each theory once more and averages what the curriculum is meant to vary. Results per
-(task, level) are kept in FILE.partial.json so that an interrupted run resumes.
+(task, level) are kept in FILE.partial.json so that an interrupted run of the same request
+(instances, tasks, argc version) resumes; another request is refused until it is deleted.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
+import sys
 from collections import Counter
 from itertools import cycle
 from pathlib import Path
@@ -18,8 +19,12 @@ from typing import Any
 
 from tqdm import tqdm
 
+from argc import __version__
 from argc.compiler import Solution, solve
+from argc.dsl.errors import ArgcError
 from argc.dsl.ir import ORDERINGS
+from argc.files import ResumeMismatch, check_resume, exclusive, output_kind, write_output
+from argc.options import positive_int
 from argc.tasks.framework import LEVELS, REGISTRY, Instance, generate, get_task
 
 COLUMNS = {
@@ -143,28 +148,56 @@ def register(commands: argparse._SubParsersAction) -> None:
         description=__doc__,
     )
     parser.set_defaults(handler=_run)
-    parser.add_argument("--instances", type=int, default=50, help="per task and level")
+    parser.add_argument("--instances", type=positive_int, default=50, help="per task and level")
     parser.add_argument("--tasks", nargs="+", choices=sorted(REGISTRY), default=sorted(REGISTRY))
-    parser.add_argument("--out", type=Path, default=Path("curriculum.md"), metavar="FILE.md")
+    parser.add_argument("--out", type=Path, default=Path("curriculum.md"), metavar="FILE.md|-")
 
 
 def _run(args: argparse.Namespace) -> int:
-    partial = args.out.with_name(args.out.name + ".partial.json")
-    results: dict[str, Any] = {}
-    if partial.exists():
-        results = json.loads(partial.read_text(encoding="utf-8"))
+    try:
+        if output_kind(args.out) != "file":
+            write_output(args.out, report(_measure(args, None), args.instances))
+            return 0
+        with exclusive(args.out):
+            partial = args.out.with_name(args.out.name + ".partial.json")
+            results = _measure(args, partial)
+            write_output(args.out, report(results, args.instances))
+            partial.unlink()
+    except ArgcError as error:
+        print(f"argc curriculum: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def _measure(args: argparse.Namespace, partial: Path | None) -> dict[str, Any]:
+    """The statistics of every cell of the request, resumed from and kept in `partial`."""
+    request = {
+        "command": "curriculum",
+        "instances": args.instances,
+        "tasks": sorted(args.tasks),
+        "argc_version": __version__,
+    }
+    results = _resumed(partial, request) if partial is not None else {}
     cells = [(task, level) for task in args.tasks for level in LEVELS]
     for task, level in tqdm(cells, desc="curriculum"):
         if str(level) in results.get(task, {}):
             continue
         results.setdefault(task, {})[str(level)] = cell_statistics(task, level, args.instances)
-        _write_atomically(partial, json.dumps(results))
-    _write_atomically(args.out, report(results, args.instances))
-    partial.unlink()
-    return 0
+        if partial is not None:
+            write_output(partial, json.dumps({"request": request, "results": results}))
+    return results
 
 
-def _write_atomically(path: Path, text: str) -> None:
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text(text, encoding="utf-8")
-    os.replace(temporary, path)
+def _resumed(partial: Path, request: dict[str, Any]) -> dict[str, Any]:
+    """The results an interrupted run of the same request kept; ResumeMismatch for another."""
+    if not partial.exists():
+        return {}
+    advice = f"delete {partial} to start over, or rerun the command that started it"
+    try:
+        found = json.loads(partial.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        found = None
+    if not isinstance(found, dict) or not isinstance(found.get("request"), dict):
+        raise ResumeMismatch(f"{partial} is not a resume file of argc curriculum; {advice}")
+    check_resume(partial, found["request"], request, advice)
+    return found.get("results") or {}
