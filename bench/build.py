@@ -32,15 +32,11 @@ from typing import Any
 
 from tqdm import tqdm
 
-from argc.bench.manifest import (
-    canonical_json,
-    read_manifest,
-    verify,
-    write_atomic,
-    write_manifest,
-)
+from argc.bench.manifest import canonical_json, read_manifest, verify, write_manifest
 from argc.dsl.errors import ArgcError
 from argc.dsl.ir import ORDERINGS, Ordering
+from argc.files import write_output as write_atomic
+from argc.options import positive_int
 from argc.tasks import REGISTRY, GenerationFailed, Instance, generate
 from argc.tasks.framework import LEVELS
 
@@ -138,7 +134,10 @@ def settings(cells: Sequence[Cell]) -> dict[str, Any]:
 
 
 def _cell_settings() -> dict[str, Any]:
+    """What a cell file was built with; a cell file built otherwise is rebuilt."""
     return {
+        "taskset": TASKSET,
+        "prompt_version": PROMPT_VERSION,
         "argc_version": version("argc"),
         "seed_base": BENCHMARK_SEED_BASE,
         "seed_bound": SEED_BOUND,
@@ -361,7 +360,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     make.set_defaults(handler=_build_command)
     make.add_argument("--out", type=Path, required=True, metavar="DIR")
-    make.add_argument("--workers", type=int, default=os.cpu_count() or 1, metavar="N")
+    make.add_argument("--workers", type=positive_int, default=os.cpu_count() or 1, metavar="N")
     make.add_argument("--shard", metavar="i/n")
     make.add_argument("--tasks", nargs="+", metavar="T", help="only these tasks (default: all)")
     join = commands.add_parser(
@@ -376,8 +375,6 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 def _build_command(args: argparse.Namespace) -> int:
     def run() -> None:
-        if args.workers < 1:
-            raise ArgcError("--workers must be at least 1")
         shard = parse_shard(args.shard) if args.shard else None
         _pyarrow()  # fail before building when the output cannot be written
         build(args.out, args.workers, shard, tasks=args.tasks)

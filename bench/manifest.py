@@ -1,28 +1,19 @@
 """The benchmark's manifest: SHA-256 of its files beside the build's settings, written and
-checked. Every file of a benchmark directory is written atomically (a temporary file beside
-it, then a rename)."""
+checked. Every file of a benchmark directory is written with `write_atomic`
+(`argc.files.write_output`: a temporary file beside it, synced, then a rename)."""
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from argc.dsl.errors import ArgcError
+from argc.files import write_output as write_atomic
 
 MANIFEST = "manifest.json"
-
-
-def write_atomic(path: Path, data: bytes | str) -> None:
-    """Write a file whole or not at all: a temporary file beside it, then `os.replace`."""
-    temporary = path.with_name(path.name + ".tmp")
-    if isinstance(data, str):
-        data = data.encode("utf-8")
-    temporary.write_bytes(data)
-    os.replace(temporary, path)
 
 
 def canonical_json(value: Any) -> str:

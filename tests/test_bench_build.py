@@ -132,6 +132,17 @@ def test_an_interrupted_build_resumes(built: Path, tmp_path: Path) -> None:
     assert contents(small(partial)) == contents(built)
 
 
+def test_cell_files_of_another_prompt_version_or_taskset_are_rebuilt(
+    built: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cell = select_cells(TASKS, LEVELS)[0]
+    assert build_module._read_cell(built, cell)["rows"]
+    for name, value in (("PROMPT_VERSION", 99), ("TASKSET", "another")):
+        with monkeypatch.context() as patched:
+            patched.setattr(build_module, name, value)
+            assert build_module._read_cell(built, cell) is None
+
+
 def test_merge_refuses_incomplete_overlapping_and_tampered_shards(tmp_path: Path) -> None:
     first = small(tmp_path / "first", workers=1, shard=(0, 2))
     with pytest.raises(ArgcError, match="incomplete shards: 1/2 missing"):
