@@ -3,8 +3,8 @@ band profiles, and a task × level success heatmap per run."""
 
 from __future__ import annotations
 
+import io
 import math
-import os
 import re
 from pathlib import Path
 from typing import Any
@@ -13,6 +13,7 @@ from matplotlib import colormaps
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from argc.files import write_output
 from argc.tasks.framework import LEVELS
 
 
@@ -46,9 +47,9 @@ def write_plots(
 
 def _save(figure: Figure, path: Path) -> None:
     FigureCanvasAgg(figure)
-    temporary = path.with_name(path.name + ".tmp")
-    figure.savefig(temporary, format="png", dpi=100, metadata={"Software": None})
-    os.replace(temporary, path)
+    image = io.BytesIO()
+    figure.savefig(image, format="png", dpi=100, metadata={"Software": None})
+    write_output(path, image.getvalue())
 
 
 def _success(cell: dict[str, Any] | None) -> float:

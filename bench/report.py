@@ -7,7 +7,6 @@ import argparse
 import csv
 import io
 import json
-import os
 import sys
 from collections import Counter, defaultdict
 from collections.abc import Callable
@@ -17,6 +16,7 @@ from typing import Any
 
 from argc.dsl.errors import ArgcError
 from argc.dsl.ir import PRINCIPLES, SET_COMPARISONS
+from argc.files import write_output
 from argc.tasks.framework import LEVELS, is_unreadable
 
 EXIT_OK, EXIT_INPUT_ERROR = 0, 2
@@ -528,9 +528,7 @@ def csv_text(table: Table, summaries: list[dict[str, Any]]) -> str:
 
 
 def _write(path: Path, text: str) -> None:
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text(text, encoding="utf-8")
-    os.replace(temporary, path)
+    write_output(path, text)
 
 
 def write_report(runs: list[Run], directory: Path) -> list[dict[str, Any]]:
