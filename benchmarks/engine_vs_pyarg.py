@@ -37,7 +37,6 @@ import random
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -58,6 +57,7 @@ from argc.dsl.ir import (
     RulePreference,
     Theory,
 )
+from argc.files import write_output
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
@@ -770,17 +770,8 @@ def load_text() -> str:
 
 
 def write_json(path: Path, data: dict) -> None:
-    """Write `data` to `path` atomically (a temporary file in the same folder, then rename)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            json.dump(data, stream, indent=2, default=str)
-            stream.write("\n")
-        os.replace(temporary, path)
-    except BaseException:
-        os.unlink(temporary)
-        raise
+    """Write `data` to `path` as JSON, whole or not at all (`argc.files.write_output`)."""
+    write_output(path, json.dumps(data, indent=2, default=str) + "\n")
 
 
 def _public(rows: list[dict]) -> list[dict]:

@@ -11,7 +11,6 @@ import csv
 import io
 import json
 import math
-import os
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -25,6 +24,7 @@ from typing import Any
 from argc.bench.evaluate import read_run
 from argc.dsl.errors import ArgcError, InputError
 from argc.dsl.ir import ORDERINGS
+from argc.files import write_output
 from argc.tasks.framework import LEVELS
 
 #: The largest k reported (the paper reports k = 1..128, §2.3).
@@ -381,14 +381,8 @@ def write_report(report: dict[str, Any], directory: Path) -> list[str]:
     files["metrics.json"] = json.dumps(report, indent=1, sort_keys=True, allow_nan=False) + "\n"
     files["metrics.md"] = markdown(report)
     for name, text in files.items():
-        _write(directory / name, text)
+        write_output(directory / name, text)
     return sorted([*files, *(name for _, name in figures)])
-
-
-def _write(path: Path, text: str) -> None:
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text(text, encoding="utf-8")
-    os.replace(temporary, path)
 
 
 def _csv(rows: list[dict[str, Any]]) -> str:
@@ -662,6 +656,6 @@ def _save(figure: Any, path: Path) -> None:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     FigureCanvasAgg(figure)
-    temporary = path.with_name(path.name + ".tmp")
-    figure.savefig(temporary, format="png", dpi=100, metadata={"Software": None})
-    os.replace(temporary, path)
+    image = io.BytesIO()
+    figure.savefig(image, format="png", dpi=100, metadata={"Software": None})
+    write_output(path, image.getvalue())
