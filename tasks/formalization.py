@@ -17,6 +17,11 @@ is solved under the instance's ordering and scored as ArgGYM's Appendix B says:
   polarities of each atom of its premises, axioms and rules) has the same grounded status in
   the submitted theory. A literal `-r` that undercuts a reference rule `r` is compared with
   `-r'` for the submitted rule `r'` with the same signature, so renamed rules succeed too.
+
+Success is behavioural only, so a theory that merely reproduces the statuses (axioms for the
+justified literals, rules that cancel each other for the undecided ones) succeeds with S near
+0. The score therefore also carries S (`FormalizationScore.structure`), which training rewards
+may require beyond success (`argc.train.rewards`); the benchmark's success is unchanged.
 """
 
 from __future__ import annotations
@@ -441,6 +446,13 @@ def compare(
 # The task ----------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class FormalizationScore(Score):
+    """A formalization's score with its structural agreement S (rounded like `native`)."""
+
+    structure: float
+
+
 @register
 class Formalization(Task):
     name = "formalization"
@@ -589,4 +601,5 @@ class Formalization(Task):
                 f"differs on {len(result.differences)} of {result.literals} literals, e.g."
                 f" {literal} is {found}, not {expected} ({parts})"
             )
-        return Score(round(result.native, 6), result.success, reason)
+        native, structure = round(result.native, 6), round(result.structure, 6)
+        return FormalizationScore(native, result.success, reason, structure)

@@ -8,18 +8,16 @@ import random
 import re
 
 import pytest
+from formalization_cases import hand_instance, in_answer, renamed_reference
 from oracle import oracle
 from task_checks import check_contract
 
 import argc.tasks.formalization  # noqa: F401  (registers the task)
-from argc.compiler import query
-from argc.dsl.canonical import canonical
-from argc.dsl.ir import ORDERINGS, Literal, Ordering, QueryHeader, Rule, Theory
+from argc.dsl.ir import ORDERINGS, Ordering, Rule, Theory
 from argc.dsl.parser import parse_theory
-from argc.tasks import LEVELS, Instance, generate, get_task, score
+from argc.tasks import LEVELS, Instance, generate, score
 from argc.tasks.formalization import (
     MAX_DIRECTIVES,
-    Described,
     Signer,
     clean_answer,
     curriculum,
@@ -28,20 +26,6 @@ from argc.tasks.formalization import (
 )
 from argc.tasks.framework import CELLS
 from argc.tasks.templates import PARAPHRASTIC, POOLS, TECHNICAL, Realizer
-
-TASK = get_task("formalization")
-
-
-def _answer(text: str) -> str:
-    return f"<answer>\n{text}\n</answer>"
-
-
-def _renamed(reference: str, seed: int) -> str:
-    """The reference with every rule renamed (undercutters and preferences follow) and its
-    directives shuffled."""
-    lines = canonical(parse_theory(reference), rename_atoms=False).to_text().splitlines()
-    random.Random(seed).shuffle(lines)
-    return "\n".join(lines)
 
 
 def _features(theory: Theory) -> set[str]:
@@ -65,12 +49,12 @@ def _features(theory: Theory) -> set[str]:
 @pytest.mark.parametrize(("level", "ordering"), CELLS, ids=lambda x: str(x))
 def test_every_cell_generates_and_scores(level: int, ordering: Ordering) -> None:
     instance = generate("formalization", level, ordering, seed=level)
-    renamed = score(instance, _answer(_renamed(instance.reference, level)))
+    renamed = score(instance, in_answer(renamed_reference(instance.reference, level)))
     assert (renamed.native, renamed.success) == (1.0, True), renamed.reason
     lines = instance.reference.splitlines()
     first_rule = next(k for k, line in enumerate(lines) if line.startswith(("[defeasible", "[str")))
     check_contract(instance)
-    corrupted = score(instance, _answer("\n".join(lines[:first_rule] + lines[first_rule + 1 :])))
+    corrupted = score(instance, in_answer("\n".join(lines[:first_rule] + lines[first_rule + 1 :])))
     assert corrupted.native < 1.0
     # Gates: informative queried statuses; the level's structure is present and described.
     assert len(set(instance.target["claims"].values())) >= 2
@@ -143,106 +127,93 @@ UNTYPED = """\
 """
 
 
-def _instance(text: str, queries: str, ordering: Ordering | None = None) -> Instance:
-    ordering = ordering or Ordering()
-    header = QueryHeader(tuple(Literal.parse(q) for q in queries.split(",")))
-    theory = Theory.from_directives([*parse_theory(text).directives(), header])
-    candidate = Described(theory=theory)
-    result = query(theory, TASK.program, ordering=ordering)
-    assert result.satisfiable
-    target = TASK.target(candidate, result, ordering)
-    return Instance(
-        id="hand",
-        task="formalization",
-        level=1,
-        ordering=ordering.principle,
-        set=ordering.set_comparison,
-        seed=0,
-        theory=theory.to_text(),
-        prompt="",
-        reference=TASK.reference(target),
-        target=target,
-        meta={},
-    )
-
-
 def _edit(text: str, old: str, new: str) -> str:
     assert old in text
     return text.replace(old, new)
 
 
 def test_hand_made_target() -> None:
-    instance = _instance(TYPED, "d,-d,e")
+    instance = hand_instance(TYPED, "d,-d,e")
     assert instance.target["claims"] == {"d": "justified", "-d": "overruled", "e": "justified"}
     assert instance.target["statuses"]["-r2"] == "justified"
     assert instance.target["statuses"]["r2"] == "overruled"
-    assert score(instance, _answer(TYPED)) == score(instance, _answer(instance.reference))
-    assert score(instance, _answer(TYPED)).native == 1.0
+    assert score(instance, in_answer(TYPED)) == score(instance, in_answer(instance.reference))
+    assert score(instance, in_answer(TYPED)).native == 1.0
 
 
 @pytest.mark.parametrize(
-    ("old", "new", "native", "success"),
+    ("old", "new", "structure", "native", "success"),
     [
         # An axiom written as a premise: S 7/8; T: P 1, R 1/2 -> 2/3; behaviour unchanged.
-        ("[axiom: c]", "[premise: c]", 0.25 + 0.35 * 7 / 8 + 0.40 * 2 / 3, True),
+        ("[axiom: c]", "[premise: c]", 7 / 8, 0.25 + 0.35 * 7 / 8 + 0.40 * 2 / 3, True),
         # A strict rule written as defeasible: the same counts.
         (
             "[strict s1: c -> e]",
             "[defeasible s1: c => e]",
+            7 / 8,
             0.25 + 0.35 * 7 / 8 + 0.40 * 2 / 3,
             True,
         ),
         # An extra strict rule: S P 8/9 -> 16/17; T P 2/3 R 1 -> 0.8; new atoms are not checked.
-        ("[premise: a]", "[premise: a]\n[strict s9: a -> f]", 0.25 + 0.35 * 16 / 17 + 0.32, True),
+        (
+            "[premise: a]",
+            "[premise: a]\n[strict s9: a -> f]",
+            16 / 17,
+            0.25 + 0.35 * 16 / 17 + 0.32,
+            True,
+        ),
         # A repeated directive counts against precision: S 16/17.
-        ("[premise: a]", "[premise: a]\n[premise: a]", 0.25 + 0.35 * 16 / 17 + 0.40, True),
+        ("[premise: a]", "[premise: a]\n[premise: a]", 16 / 17, 0.25 + 0.35 * 16 / 17 + 0.40, True),
         # Without r1 (and its preference), d has no argument: B 2/3; S R 6/8 -> 6/7.
-        ("[defeasible r1: a => d]\n", "", 0.25 * 2 / 3 + 0.35 * 6 / 7 + 0.40, False),
+        ("[defeasible r1: a => d]\n", "", 6 / 7, 0.25 * 2 / 3 + 0.35 * 6 / 7 + 0.40, False),
         # Without the undercutter, r2 wins: d overruled, -d justified: B 1/3; S 14/15.
-        ("[defeasible u1: e => -r2]\n", "", 0.25 / 3 + 0.35 * 14 / 15 + 0.40, False),
+        ("[defeasible u1: e => -r2]\n", "", 14 / 15, 0.25 / 3 + 0.35 * 14 / 15 + 0.40, False),
         # The preference is behaviourally idle here (r2 is undercut anyway): S 14/15 only.
-        ("[prefer_rule: r2 > r1]\n", "", 0.25 + 0.35 * 14 / 15 + 0.40, True),
+        ("[prefer_rule: r2 > r1]\n", "", 14 / 15, 0.25 + 0.35 * 14 / 15 + 0.40, True),
         # Undercutting the wrong rule: u1 and its literal change; d overruled, -d justified.
-        ("=> -r2]", "=> -r1]", 0.25 / 3 + 0.35 * 7 / 8 + 0.40, False),
+        ("=> -r2]", "=> -r1]", 7 / 8, 0.25 / 3 + 0.35 * 7 / 8 + 0.40, False),
     ],
 )
-def test_b_s_t_on_hand_made_answers(old: str, new: str, native: float, success: bool) -> None:
-    instance = _instance(TYPED, "d,-d,e")
+def test_b_s_t_on_hand_made_answers(
+    old: str, new: str, structure: float, native: float, success: bool
+) -> None:
+    instance = hand_instance(TYPED, "d,-d,e")
     answer = _edit(TYPED, old, new)
     if "r1:" not in answer:
         answer = _edit(answer, "[prefer_rule: r2 > r1]\n", "")
-    result = score(instance, _answer(answer))
+    result = score(instance, in_answer(answer))
     assert result.native == pytest.approx(native, abs=1e-6), result.reason
+    assert result.structure == pytest.approx(structure, abs=1e-6), result.reason
     assert result.success is success, result.reason
 
 
 def test_without_type_decisions_native_is_04b_06s() -> None:
-    instance = _instance(UNTYPED, "d,-d")
+    instance = hand_instance(UNTYPED, "d,-d")
     assert instance.target["claims"] == {"d": "justified", "-d": "overruled"}
-    dropped = score(instance, _answer(_edit(UNTYPED, "[prefer_rule: r1 > r2]\n", "")))
+    dropped = score(instance, in_answer(_edit(UNTYPED, "[prefer_rule: r1 > r2]\n", "")))
     # Both undecided without the preference: B 0; S 8/9.
     assert dropped.native == pytest.approx(0.6 * 8 / 9, abs=1e-6)
     assert not dropped.success and "-d is undecided, not overruled" in dropped.reason
-    reversed_ = score(instance, _answer(_edit(UNTYPED, "r1 > r2", "r2 > r1")))
+    reversed_ = score(instance, in_answer(_edit(UNTYPED, "r1 > r2", "r2 > r1")))
     assert reversed_.native == pytest.approx(0.6 * 0.8, abs=1e-6)  # B 0; S 4/5
     assert not reversed_.success
 
 
 def test_renamed_rules_and_reordered_directives_succeed() -> None:
-    instance = _instance(TYPED, "d,-d,e")
+    instance = hand_instance(TYPED, "d,-d,e")
     renamed = (
         TYPED.replace("r1", "first")
         .replace("r2", "second")
         .replace("u1", "exception")
         .replace("s1", "law")
     )
-    result = score(instance, _answer("\n".join(renamed.splitlines()[::-1])))
+    result = score(instance, in_answer("\n".join(renamed.splitlines()[::-1])))
     assert (result.native, result.success) == (1.0, True), result.reason
     # Swapping the names of r1 and r2 (and following them) is also a renaming.
     swapped = TYPED.replace("r1", "tmp").replace("r2", "r1").replace("tmp", "r2")
-    assert score(instance, _answer(swapped)).native == 1.0
+    assert score(instance, in_answer(swapped)).native == 1.0
     # Keeping a rule's name but changing what it says is not.
-    changed = score(instance, _answer(_edit(TYPED, "r1: a => d", "r1: a => -d")))
+    changed = score(instance, in_answer(_edit(TYPED, "r1: a => d", "r1: a => -d")))
     assert changed.native < 1.0 and not changed.success
 
 
@@ -271,9 +242,9 @@ def test_multiset_f1() -> None:
 
 
 def test_undercutter_cycles_are_scored() -> None:
-    instance = _instance(TYPED, "d,-d,e")
+    instance = hand_instance(TYPED, "d,-d,e")
     cycle = "[defeasible c1: a => -c2]\n[defeasible c2: a => -c1]\n[defeasible c3: a => -c3]"
-    result = score(instance, _answer(TYPED + cycle))
+    result = score(instance, in_answer(TYPED + cycle))
     assert result.success and result.native == pytest.approx(0.25 + 0.35 * 16 / 19 + 0.40)
 
 
@@ -291,26 +262,26 @@ def test_undercutter_cycles_are_scored() -> None:
     ],
 )
 def test_broken_answers_score_zero_with_a_reason(answer: str, reason: str) -> None:
-    instance = _instance(TYPED, "d,-d,e")
-    result = score(instance, _answer(answer))
+    instance = hand_instance(TYPED, "d,-d,e")
+    result = score(instance, in_answer(answer))
     assert (result.native, result.success) == (0.0, False)
     assert result.reason.startswith(reason), result.reason
 
 
 def test_theories_past_the_scoring_limits_score_zero() -> None:
-    instance = _instance(TYPED, "d,-d,e")
+    instance = hand_instance(TYPED, "d,-d,e")
     # 13 antecedents with two arguments each: 2^13 arguments for the last rule.
     lines = [
         f"[premise: x{k}]\n[premise: y{k}]\n[defeasible g{k}: y{k} => x{k}]" for k in range(13)
     ]
     body = " AND ".join(f"x{k}" for k in range(13))
-    result = score(instance, _answer("\n".join([*lines, f"[defeasible big: {body} => z]"])))
+    result = score(instance, in_answer("\n".join([*lines, f"[defeasible big: {body} => z]"])))
     assert (result.native, result.success) == (0.0, False)
     assert "scoring limits" in result.reason
 
 
 def test_answer_form_is_tolerated() -> None:
-    instance = _instance(TYPED, "d,-d,e")
+    instance = hand_instance(TYPED, "d,-d,e")
     lines = TYPED.splitlines()
     dressed = "\n".join(
         ["```arg", *(f"- {line}" for line in lines[:4])]
@@ -318,11 +289,11 @@ def test_answer_form_is_tolerated() -> None:
         + ["[ordering: weakest-link democratic]", "% a comment", "```"]
     )
     assert clean_answer("  * [premise: a]") == "  [premise: a]"
-    result = score(instance, _answer(dressed))
+    result = score(instance, in_answer(dressed))
     assert (result.native, result.success) == (1.0, True), result.reason
     # Directives may span lines and use free spacing, as in .arg files.
     spaced = TYPED.replace(": a => d]", ":\n   a\n   => d ]")
-    assert score(instance, _answer(spaced)).success
+    assert score(instance, in_answer(spaced)).success
 
 
 def test_the_instance_ordering_decides() -> None:
@@ -340,11 +311,11 @@ def test_the_instance_ordering_decides() -> None:
 """
     # Last-link: r2 > r4 decides for d; weakest-link: the rule sets are not ordered (r1 < r3,
     # r4 < r2) and neither are the premises a and b, so the rebuts succeed both ways.
-    last = _instance(text, "d,-d,e", Ordering("last-link", "elitist"))
-    weakest = _instance(text, "d,-d,e", Ordering("weakest-link", "elitist"))
+    last = hand_instance(text, "d,-d,e", Ordering("last-link", "elitist"))
+    weakest = hand_instance(text, "d,-d,e", Ordering("weakest-link", "elitist"))
     assert last.target["claims"]["d"] == "justified"
     assert weakest.target["claims"]["d"] == "undecided"
-    assert score(last, _answer(text)).success and score(weakest, _answer(text)).success
+    assert score(last, in_answer(text)).success and score(weakest, in_answer(text)).success
 
 
 # Templates ---------------------------------------------------------------------------------

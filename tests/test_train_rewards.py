@@ -12,10 +12,12 @@ from argc.dsl.ir import ORDERINGS
 from argc.tasks import REGISTRY, Instance, generate, score
 from argc.tasks.answers import MAX_ANSWER_CHARS, answer_region, answer_regions
 from argc.train.rewards import (
+    DEFAULT_MIN_STRUCTURE,
     DEFAULT_PROCESS_RATIO,
     REWARDS,
     format_reward,
     make_gated_reward,
+    make_success_reward,
     native_reward,
     process_quality,
     rewards_from_config,
@@ -167,17 +169,40 @@ def test_completions_over_the_cap_score_zero(instances):
     assert success_reward([long], [instance.to_json()]) == [0.0]
 
 
+@pytest.mark.parametrize("task", sorted(set(REGISTRY) - {"formalization"}))
+def test_min_structure_changes_nothing_outside_formalization(instances, task):
+    instance = instances[task]
+    record = instance.to_json()
+    wrong = wrapped(instance.reference.splitlines()[0] + "\n[premise: zz_fresh]")
+    right = wrapped(instance.reference)
+    expected = [float(score(instance, text).success) for text in (right, wrong)]
+    for least in (0.0, DEFAULT_MIN_STRUCTURE, 1.0):
+        assert make_success_reward(least)([right, wrong], [record] * 2) == expected
+
+
 def test_rewards_from_config():
-    success, gated, fmt = rewards_from_config(
-        ["success", {"gated": {"process_ratio": 0.3}}, {"format": None}]
+    success, gated, fmt, strict = rewards_from_config(
+        [
+            "success",
+            {"gated": {"process_ratio": 0.3, "min_structure": 0.5}},
+            {"format": None},
+            {"success": {"min_structure": 0.9}},
+        ]
     )
-    assert success is success_reward and fmt is format_reward
-    assert gated.__name__ == "gated_reward"
+    assert fmt is format_reward
+    assert success.__name__ == strict.__name__ == "success_reward"
+    assert "min_structure 0.75" in success.__doc__ and "min_structure 0.9" in strict.__doc__
+    assert gated.__name__ == "gated_reward" and "min_structure 0.5" in gated.__doc__
     assert rewards_from_config(["gated"])[0].__name__ == "gated_reward"
     assert set(REWARDS) == {"success", "native", "format", "gated"}
     for bad in (
         ["nope"],
         [{"success": {"x": 1}}],
+        [{"native": {"min_structure": 0.5}}],
+        [{"success": {"min_structure": 1.5}}],
+        [{"success": {"min_structure": float("nan")}}],
+        [{"success": {"min_structure": "0.5"}}],
+        [{"gated": {"min_structure": -0.1}}],
         [{"gated": {"ratio": 0.5}}],
         [{"gated": {"process_ratio": 1.5}}],
         [{"gated": 0.5}],

@@ -9,6 +9,11 @@ MAX_ANSWER_CHARS, an instance that does not decode, or any error scores 0.
 The modes mirror the reward designs the training study compares: `success_reward` is the sparse
 exact reward, `native_reward` the task's partial-credit score, `gated_reward` the
 outcome-gated process reward and `format_reward` a shaping term for the answer interface.
+
+The outcome the success and gated rewards read is the scorer's complete success, except that a
+formalization must also reach a structural agreement S of `min_structure`: the benchmark's
+behavioural success alone is won by a status table (axioms for the justified literals, rules
+that cancel each other for the undecided ones) that formalizes nothing.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from typing import Any
 from argc.dsl.parser import parse_intervention
 from argc.tasks import Instance, Score, get_task, score
 from argc.tasks.answers import MAX_ANSWER_CHARS, answer_regions
+from argc.tasks.formalization import FormalizationScore
 from argc.tasks.framework import is_unreadable
 from argc.tasks.intervention import InterventionTask
 
@@ -28,6 +34,11 @@ Reward = Callable[..., list[float]]
 
 #: The paper's default weight of the process term in the gated reward.
 DEFAULT_PROCESS_RATIO = 0.8
+#: The least structural agreement S for a formalization to count as a success in training.
+#: References and renamed references have S = 1, and one directive changed in the smallest
+#: reference (5 directives) gives 0.8; a status table reaches 0.18 at most, and the same with
+#: the description's justified premises copied 0.58 at most (docs/training.md).
+DEFAULT_MIN_STRUCTURE = 0.75
 
 
 def completion_text(completion: Any) -> str | None:
@@ -94,11 +105,35 @@ def _rewards(
     return found
 
 
-def success_reward(
-    completions: Sequence[Any], instance: Sequence[Any], **kwargs: Any
-) -> list[float]:
-    """1 for a completely successful answer, else 0 (the sparse exact reward)."""
-    return _rewards(completions, instance, lambda _, __, s: 1.0 if s.success else 0.0)
+def _unit(name: str, value: Any) -> None:
+    """Refuse an option value outside [0, 1] (NaN included)."""
+    if not isinstance(value, int | float) or isinstance(value, bool) or not 0 <= value <= 1:
+        raise ValueError(f"{name} must lie in [0, 1], not {value!r}")
+
+
+def succeeded(scored: Score, min_structure: float) -> bool:
+    """Complete success for training: the scorer's success and, for a formalization, a
+    structural agreement S ≥ `min_structure` (0 keeps the benchmark's success)."""
+    if isinstance(scored, FormalizationScore):
+        return scored.success and scored.structure >= min_structure
+    return scored.success
+
+
+def make_success_reward(min_structure: float = DEFAULT_MIN_STRUCTURE) -> Reward:
+    """The sparse exact reward: 1 for a completely successful answer (`succeeded`), else 0."""
+    _unit("min_structure", min_structure)
+
+    def success_reward(
+        completions: Sequence[Any], instance: Sequence[Any], **kwargs: Any
+    ) -> list[float]:
+        return _rewards(completions, instance, lambda _, __, s: float(succeeded(s, min_structure)))
+
+    success_reward.__doc__ = f"1 on complete success (min_structure {min_structure}), else 0."
+    return success_reward
+
+
+#: The success reward with the default structural requirement.
+success_reward = make_success_reward()
 
 
 def native_reward(
@@ -108,22 +143,25 @@ def native_reward(
     return _rewards(completions, instance, lambda _, __, s: s.native)
 
 
-def make_gated_reward(process_ratio: float = DEFAULT_PROCESS_RATIO) -> Reward:
-    """The outcome-gated process reward: 0 unless the answer is a complete success, else
+def make_gated_reward(
+    process_ratio: float = DEFAULT_PROCESS_RATIO, min_structure: float = DEFAULT_MIN_STRUCTURE
+) -> Reward:
+    """The outcome-gated process reward: 0 unless the answer is a complete success
+    (`succeeded(..., min_structure)`), else
     `(1 - process_ratio) + process_ratio * process_quality(...)`.
 
     This is the paper's R = 0.8P + 0.2A for A = 1 and R = 0 for A = 0, with `process_ratio` the
     weight of P. The paper's A is the answer match and P the binary match of a parsed reasoning
-    trace; here A is the scorer's complete success, and P, which a response without a trace
+    trace; here A is complete success (`succeeded`), and P, which a response without a trace
     cannot show, becomes the verified quality of the answer itself (`process_quality`): the
     economy of an intervention against its verified minimum, structural fidelity for
     formalization, and 1 where success already verifies the whole structure.
     """
-    if not 0.0 <= process_ratio <= 1.0:
-        raise ValueError(f"process_ratio must lie in [0, 1], not {process_ratio}")
+    _unit("process_ratio", process_ratio)
+    _unit("min_structure", min_structure)
 
     def value(instance: Instance, regions: list[str], scored: Score) -> float:
-        if not scored.success:
+        if not succeeded(scored, min_structure):
             return 0.0
         process = process_quality(instance, regions[-1], scored)
         return (1.0 - process_ratio) + process_ratio * process
@@ -133,7 +171,10 @@ def make_gated_reward(process_ratio: float = DEFAULT_PROCESS_RATIO) -> Reward:
     ) -> list[float]:
         return _rewards(completions, instance, value)
 
-    gated_reward.__doc__ = f"The outcome-gated process reward (process_ratio {process_ratio})."
+    gated_reward.__doc__ = (
+        f"The outcome-gated process reward (process_ratio {process_ratio},"
+        f" min_structure {min_structure})."
+    )
     return gated_reward
 
 
@@ -154,14 +195,15 @@ def format_reward(
     return _rewards(completions, instance, value)
 
 
-#: Rewards by configuration name; "gated" is a factory (`make_gated_reward`).
+#: Rewards by configuration name; "success" and "gated" are factories (`make_success_reward`,
+#: `make_gated_reward`).
 REWARDS: dict[str, Callable[..., Any]] = {
-    "success": success_reward,
+    "success": make_success_reward,
     "native": native_reward,
     "format": format_reward,
     "gated": make_gated_reward,
 }
-_FACTORIES = {"gated"}
+_FACTORIES = {"success", "gated"}
 
 
 def rewards_from_config(items: Sequence[str | dict[str, Any]]) -> list[Reward]:
