@@ -5,13 +5,17 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
+from dataclasses import replace
 
 from argc.compiler.control import LimitExceeded, Limits, ProgramError
+from argc.compiler.guard import Watchdog, cap_memory
 from argc.compiler.report import as_record, summary
 from argc.compiler.solve import query, solve
 from argc.dsl.errors import InputError
 from argc.dsl.ir import PRINCIPLES, READINGS, SEMANTICS, SET_COMPARISONS, Literal, Ordering
 from argc.dsl.parser import read_text, read_theory
+from argc.options import positive_int, seconds
 
 EXIT_OK, EXIT_INCONSISTENT, EXIT_INPUT_ERROR = 0, 1, 2
 EXIT_UNSATISFIABLE = 1
@@ -69,15 +73,32 @@ def add_ordering(parser: argparse.ArgumentParser) -> None:
     )
 
 
+#: The default cap on a command's memory (address space), in MiB.
+DEFAULT_MEMORY_MB = 4096
+
+
 def _add_limits(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--time-limit", type=float, default=60.0, metavar="SECONDS")
-    parser.add_argument("--max-arguments", type=int, default=Limits.arguments, metavar="N")
+    parser.add_argument(
+        "--time-limit",
+        type=seconds,
+        default=60.0,
+        metavar="SECONDS",
+        help="per file: reading, parsing, grounding and solving",
+    )
+    parser.add_argument("--max-arguments", type=positive_int, default=Limits.arguments, metavar="N")
     parser.add_argument(
         "--max-extensions",
-        type=int,
+        type=positive_int,
         default=Limits.extensions,
         metavar="N",
         help="stop with an error past N extensions (conflict-free and admissible sets abound)",
+    )
+    parser.add_argument(
+        "--max-memory",
+        type=positive_int,
+        default=DEFAULT_MEMORY_MB,
+        metavar="MIB",
+        help="cap on the process's memory; past it the file fails with exit code 2",
     )
 
 
@@ -96,10 +117,33 @@ def _limits(args: argparse.Namespace) -> Limits:
     )
 
 
-def _check_file(path: str, args: argparse.Namespace) -> int:
-    limits = _limits(args)
+def _clock(limits: Limits, watchdog: Watchdog, path: str, as_json: bool) -> Limits:
+    """One input's limits, its time counted from now (before the file is read), with the
+    watchdog armed to end the process just after the limit if some step does not stop."""
+    message = f"{path}: time limit of {limits.seconds:g} s exceeded"
+    stdout = json.dumps({"file": path, "error": message}) if as_json else None
+    watchdog.arm(limits.seconds, message, stdout)
+    return replace(limits, started=time.monotonic())
+
+
+def _deadline(limits: Limits) -> float:
+    return limits.started + limits.seconds
+
+
+def _guarded(args: argparse.Namespace) -> Watchdog:
+    cap_memory(args.max_memory)
+    return Watchdog()
+
+
+def _limit_message(path: str, error: LimitExceeded) -> str:
+    text = str(error)
+    return text if text.startswith(f"{path}:") else f"{path}: {text}"
+
+
+def _check_file(path: str, args: argparse.Namespace, watchdog: Watchdog) -> int:
+    limits = _clock(_limits(args), watchdog, path, args.json)
     try:
-        theory = read_theory(path)
+        theory = read_theory(path, deadline=_deadline(limits))
         solution = solve(
             theory,
             ordering=_ordering(args, theory.ordering),
@@ -107,11 +151,13 @@ def _check_file(path: str, args: argparse.Namespace) -> int:
             limits=limits,
         )
     except (InputError, LimitExceeded) as error:
-        message = str(error) if isinstance(error, InputError) else f"{path}: {error}"
+        message = str(error) if isinstance(error, InputError) else _limit_message(path, error)
         if args.json:
             print(json.dumps({"file": path, "error": message}), flush=True)
-        print(message, file=sys.stderr)
+        print(message, file=sys.stderr, flush=True)
         return EXIT_INPUT_ERROR
+    finally:
+        watchdog.disarm()
     if args.json:
         print(json.dumps(as_record(solution, path, args.explain)), flush=True)
     else:
@@ -120,21 +166,23 @@ def _check_file(path: str, args: argparse.Namespace) -> int:
 
 
 def _query(args: argparse.Namespace) -> int:
+    watchdog = _guarded(args)
+    limits = _clock(_limits(args), watchdog, args.theory, False)
     try:
-        theory = read_theory(args.theory)
-        program = read_text(args.program)
-        result = query(
-            theory, program, ordering=_ordering(args, theory.ordering), limits=_limits(args)
-        )
+        theory = read_theory(args.theory, deadline=_deadline(limits))
+        program = read_text(args.program, deadline=_deadline(limits))
+        result = query(theory, program, ordering=_ordering(args, theory.ordering), limits=limits)
     except InputError as error:
         print(error, file=sys.stderr)
         return EXIT_INPUT_ERROR
     except LimitExceeded as error:
-        print(f"{args.theory}: {error}", file=sys.stderr)
+        print(_limit_message(args.theory, error), file=sys.stderr)
         return EXIT_INPUT_ERROR
     except ProgramError as error:
         print(str(error).replace("<block>", args.program), file=sys.stderr)
         return EXIT_INPUT_ERROR
+    finally:
+        watchdog.disarm()
     if not result.satisfiable:
         print("UNSATISFIABLE")
         return EXIT_UNSATISFIABLE
@@ -144,4 +192,5 @@ def _query(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    return max(_check_file(path, args) for path in args.files)
+    watchdog = _guarded(args)
+    return max(_check_file(path, args, watchdog) for path in args.files)

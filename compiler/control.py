@@ -12,11 +12,9 @@ import clingo
 from clingo import ast
 
 from argc.compiler.encodings import encoding_text
-from argc.dsl.errors import ArgcError
+from argc.dsl.errors import ArgcError, LimitExceeded
 
-
-class LimitExceeded(ArgcError):
-    """Solving stopped at its time, argument or extension limit."""
+__all__ = ["LimitExceeded", "Limits", "ProgramError", "Session"]
 
 
 class ProgramError(ArgcError):
@@ -25,20 +23,39 @@ class ProgramError(ArgcError):
 
 @dataclass(frozen=True)
 class Limits:
-    """Bounds on one solve. Exceeding any raises LimitExceeded with the reason."""
+    """Bounds on one solve, enforced while clingo grounds (by the callbacks the encodings
+    call) and while it solves. Exceeding any raises LimitExceeded with the reason."""
 
     seconds: float = 30.0
     arguments: int = 20_000
     #: Sub-arguments counted over all arguments (with repetition): bounds the relations that
     #: grow with the depth of arguments, which the grounder cannot interrupt cheaply.
     sub_arguments: int = 3_000_000
+    #: Partial rule instantiations and no-repeat questions considered while building
+    #: arguments: a rule whose antecedents each have many arguments multiplies them before a
+    #: single complete argument is counted.
+    instantiations: int = 2_000_000
+    #: Attacks counted on every argument that contains the attacked one (the size of the
+    #: attack relation on sub-arguments, from which defeats follow).
+    attacks: int = 2_000_000
     extensions: int = 10_000
+    #: When the time limit began (a `time.monotonic()` value): reading and parsing an input
+    #: can count toward it; None starts the clock when solving starts.
+    started: float | None = None
+
+    def __post_init__(self) -> None:
+        if not (isinstance(self.seconds, int | float) and 0 < self.seconds < float("inf")):
+            raise ValueError(f"the time limit must be a positive finite number, not {self.seconds}")
+        for name in ("arguments", "sub_arguments", "instantiations", "attacks", "extensions"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or value < 1:
+                raise ValueError(f"the {name.replace('_', '-')} limit must be a positive integer")
 
 
 class _Deadline:
-    def __init__(self, seconds: float) -> None:
+    def __init__(self, seconds: float, started: float | None = None) -> None:
         self.seconds = seconds
-        self.end = time.monotonic() + seconds
+        self.end = (time.monotonic() if started is None else started) + seconds
 
     def remaining(self) -> float:
         return max(self.end - time.monotonic(), 0.0)
@@ -49,8 +66,9 @@ class _Deadline:
 
 
 class Budget:
-    """The grounding callbacks the encodings call: they number arguments and enforce the
-    argument limit and the deadline while the grounder runs."""
+    """The grounding callbacks the encodings call: they number arguments and count the
+    grounder's work against the limits, checking the deadline as they go, so that grounding
+    stops at a limit instead of running on until it finishes."""
 
     def __init__(self, limits: Limits, clock: _Deadline) -> None:
         self.limits = limits
@@ -58,37 +76,64 @@ class Budget:
         self.numbers: dict[clingo.Symbol, clingo.Symbol] = {}
         self.structures: list[clingo.Symbol] = []
         self.sizes: list[int] = []  # sub-arguments of argument i + 1, with repetition
+        self.parents: list[list[int]] = []  # arguments with argument i + 1 as a direct sub
+        self.containing: dict[int, int] = {}  # arguments containing argument i + 1 (memo)
         self.sub_arguments = 0
+        self.instantiations = 0
+        self.attacks = 0
         self.exceeded: LimitExceeded | None = None
 
     def _fail(self, reason: str) -> None:
         self.exceeded = LimitExceeded(reason)
         raise self.exceeded
 
-    def deadline(self, _argument: clingo.Symbol) -> clingo.Symbol:
-        """`@deadline(A) = 1`: fails grounding once the time limit has passed."""
+    def _tick(self) -> None:
         if time.monotonic() > self.clock.end:
             self._fail(f"time limit of {self.clock.seconds:g} s exceeded")
-        return _ONE
 
     def argument(self, structure: clingo.Symbol) -> clingo.Symbol:
         """`@argument(S)`: the number of an argument's structure (`prem(L)` or `app(R, T)`),
         1, 2, ... in order of construction, so sub-arguments are numbered before parents."""
         number = self.numbers.get(structure)
         if number is None:
-            self.deadline(structure)
+            self._tick()
             if len(self.structures) >= self.limits.arguments:
                 self._fail(f"the theory has more than {self.limits.arguments:,} arguments")
-            self._count_sub_arguments(structure)
+            self._record_subs(structure)
             self.structures.append(structure)
             number = self.numbers[structure] = clingo.Number(len(self.structures))
         return number
 
-    def _count_sub_arguments(self, structure: clingo.Symbol) -> None:
-        size = 1
+    def step(self, _argument: clingo.Symbol, _other: clingo.Symbol) -> clingo.Symbol:
+        """`@step(A, X) = 1`: one partial instantiation or no-repeat question."""
+        self.instantiations += 1
+        if self.instantiations > self.limits.instantiations:
+            self._fail(
+                f"building the arguments takes more than {self.limits.instantiations:,}"
+                " partial rule instantiations (rules whose antecedents have many arguments)"
+            )
+        self._tick()
+        return _ONE
+
+    def attack(self, _attacker: clingo.Symbol, attacked: clingo.Symbol) -> clingo.Symbol:
+        """`@attack(A, B) = 1`: an attack on B, which reaches every argument containing B."""
+        self.attacks += self._containing(attacked.number)
+        if self.attacks > self.limits.attacks:
+            self._fail(f"the theory has more than {self.limits.attacks:,} attacks on sub-arguments")
+        self._tick()
+        return _ONE
+
+    def _record_subs(self, structure: clingo.Symbol) -> None:
+        """Count the sub-arguments of a new argument (with repetition) against the limit and
+        note it as a parent of its direct sub-arguments."""
+        self.parents.append([])
+        subs = []
         if structure.name == "app":
-            subs = _NUMBERS.findall(str(structure.arguments[1]))
-            size += sum(self.sizes[int(sub) - 1] for sub in subs)
+            subs = [int(sub) for sub in _NUMBERS.findall(str(structure.arguments[1]))]
+            number = len(self.structures) + 1
+            for sub in set(subs):
+                self.parents[sub - 1].append(number)
+        size = 1 + sum(self.sizes[sub - 1] for sub in subs)
         self.sizes.append(size)
         self.sub_arguments += size
         if self.sub_arguments > self.limits.sub_arguments:
@@ -96,6 +141,19 @@ class Budget:
                 f"the theory's arguments have more than {self.limits.sub_arguments:,}"
                 " sub-arguments in all (too deep to ground)"
             )
+
+    def _containing(self, number: int) -> int:
+        """How many arguments contain argument `number` (itself included)."""
+        count = self.containing.get(number)
+        if count is None:
+            seen, stack = {number}, [number]
+            while stack:
+                for parent in self.parents[stack.pop() - 1]:
+                    if parent not in seen:
+                        seen.add(parent)
+                        stack.append(parent)
+            count = self.containing[number] = len(seen)
+        return count
 
 
 _NUMBERS = re.compile(r"\d+")
@@ -110,12 +168,45 @@ def _parsed(name: str) -> tuple[ast.AST, ...]:
     return tuple(statements)
 
 
+def check_program(text: str) -> None:
+    """ProgramError unless `text` is a plain ASP program that is safe to ground over a solved
+    model: it must parse, embed no script (`#script` runs code) and call no external function
+    (`@f(...)`: the engine's callbacks are not for queries)."""
+    errors: list[str] = []
+    found: list[str] = []
+
+    def walk(node: ast.AST) -> None:
+        if node.ast_type == ast.ASTType.Script:
+            found.append(f"{_at(node)}: error: #script is not allowed in a query")
+        elif node.ast_type == ast.ASTType.Function and node.external:
+            found.append(f"{_at(node)}: error: external function @{node.name} is not allowed")
+        for key in node.child_keys:
+            child = getattr(node, key)
+            for item in child if isinstance(child, Sequence) else [child]:
+                if isinstance(item, ast.AST):
+                    walk(item)
+
+    try:
+        ast.parse_string(text, walk, logger=lambda _code, message: errors.append(message.strip()))
+    except RuntimeError:
+        message = "\n".join(errors) or "<block>: error: the program does not parse"
+        raise ProgramError(message.replace("<string>", "<block>")) from None
+    if found:
+        raise ProgramError("\n".join(found))
+
+
+def _at(node: ast.AST) -> str:
+    """Where a statement or term begins, as clingo writes it (`<block>:line:column`)."""
+    begin = node.location.begin
+    return f"<block>:{begin.line}:{begin.column}"
+
+
 class Session:
     """A Control for one theory: grounding and enumeration, each within the limits."""
 
     def __init__(self, limits: Limits, *, maximal_sets: bool = False) -> None:
         self.limits = limits
-        self.deadline = _Deadline(limits.seconds)
+        self.deadline = _Deadline(limits.seconds, limits.started)
         arguments = ["--warn=none", "--models=0"]
         if maximal_sets:
             arguments += ["--heuristic=Domain", "--enum-mode=domRec"]
@@ -146,6 +237,8 @@ class Session:
                 if part not in names:
                     names.append(part)
             self.control.ground([(name, []) for name in names], context=budget)
+        except MemoryError:
+            raise LimitExceeded("out of memory while grounding") from None
         except RuntimeError:
             if budget.exceeded is not None:
                 raise budget.exceeded from None
@@ -180,11 +273,14 @@ class Session:
         literals = self._assumption_literals(assumptions)
         if literals is None:
             return []
-        with self.control.solve(on_model=on_model, assumptions=literals, async_=True) as handle:
-            if not handle.wait(self.deadline.remaining()):
-                handle.cancel()
-                raise LimitExceeded(f"time limit of {self.limits.seconds:g} s exceeded")
-            handle.get()
+        try:
+            with self.control.solve(on_model=on_model, assumptions=literals, async_=True) as handle:
+                if not handle.wait(self.deadline.remaining()):
+                    handle.cancel()
+                    raise LimitExceeded(f"time limit of {self.limits.seconds:g} s exceeded")
+                handle.get()
+        except MemoryError:
+            raise LimitExceeded("out of memory while solving") from None
         if len(found) > limit:
             raise LimitExceeded(f"more than {limit:,} {what}")
         return found
@@ -206,3 +302,23 @@ class Session:
                 continue
             literals.append(atom.literal if value else -atom.literal)
         return literals
+
+    def search(
+        self,
+        on_model: Callable[[clingo.Model], bool],
+        assumptions: Sequence[tuple[clingo.Symbol, bool]] = (),
+    ) -> None:
+        """Solve once under the configured mode within the deadline; `on_model` sees each
+        model and returns False to stop. No model when a true assumption names no ground
+        atom."""
+        literals = self._assumption_literals(assumptions)
+        if literals is None:
+            return
+        try:
+            with self.control.solve(on_model=on_model, assumptions=literals, async_=True) as handle:
+                if not handle.wait(self.deadline.remaining()):
+                    handle.cancel()
+                    raise LimitExceeded(f"time limit of {self.limits.seconds:g} s exceeded")
+                handle.get()
+        except MemoryError:
+            raise LimitExceeded("out of memory while solving") from None

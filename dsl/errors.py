@@ -7,6 +7,14 @@ class ArgcError(Exception):
     """Base class of every error argc reports to a user."""
 
 
+class LimitExceeded(ArgcError):
+    """Work on an input stopped at a limit: time, size, memory, arguments, attacks..."""
+
+
+#: Characters of a source line shown around the column of an error.
+SHOWN_LINE_CHARS = 100
+
+
 class InputError(ArgcError):
     """A syntax or semantic error in a theory or directive text, located in the source."""
 
@@ -32,6 +40,18 @@ class InputError(ArgcError):
         head = f"{self.filename}:{self.line}:{self.column}: {self.message}"
         if self.source_line is None:
             return head
-        shown = self.source_line.expandtabs(1).rstrip("\n")
-        caret = " " * (max(self.column or 1, 1) - 1) + "^"
-        return f"{head}\n    {shown}\n    {caret}"
+        shown, offset = _window(self.source_line.expandtabs(1).rstrip("\n"), self.column or 1)
+        return f"{head}\n    {shown}\n    {' ' * offset}^"
+
+
+def _window(line: str, column: int) -> tuple[str, int]:
+    """At most SHOWN_LINE_CHARS of `line` around `column` (elided ends marked with ...), and
+    the caret's offset in what is shown."""
+    index = min(max(column, 1), len(line) + 1) - 1
+    if len(line) <= SHOWN_LINE_CHARS:
+        return line, index
+    start = max(0, min(index - SHOWN_LINE_CHARS // 2, len(line) - SHOWN_LINE_CHARS))
+    end = start + SHOWN_LINE_CHARS
+    prefix = "..." if start > 0 else ""
+    suffix = "..." if end < len(line) else ""
+    return prefix + line[start:end] + suffix, len(prefix) + index - start

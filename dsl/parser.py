@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import stat
+import time
+from contextvars import ContextVar
 from functools import cache
 from importlib.resources import files
 from pathlib import Path
@@ -16,7 +20,7 @@ from lark.exceptions import (
 )
 from lark.lexer import PatternStr
 
-from argc.dsl.errors import InputError
+from argc.dsl.errors import InputError, LimitExceeded
 from argc.dsl.ir import (
     SEMANTICS,
     Axiom,
@@ -46,10 +50,30 @@ _FRIENDLY_TERMINALS = {
 }
 
 
+#: Characters of an offending token quoted in a syntax error.
+QUOTED_TOKEN_CHARS = 40
+#: The monotonic time by which the parse in progress must end (None: no deadline).
+_deadline: ContextVar[float | None] = ContextVar("parse_deadline", default=None)
+
+
+class _OutOfTime(Exception):
+    pass
+
+
+def _on_name(token: Token) -> Token:
+    """Lexer callback on every name: stops a parse that runs past its deadline."""
+    deadline = _deadline.get()
+    if deadline is not None and time.monotonic() > deadline:
+        raise _OutOfTime
+    return token
+
+
 @cache
 def _parser() -> Lark:
     grammar = files("argc.dsl").joinpath("theory.lark").read_text(encoding="utf-8")
-    return Lark(grammar, parser="lalr", propagate_positions=True)
+    return Lark(
+        grammar, parser="lalr", propagate_positions=True, lexer_callbacks={"NAME": _on_name}
+    )
 
 
 def _at(meta) -> Position:
@@ -150,7 +174,7 @@ def _syntax_error(error: UnexpectedInput, filename: str, lines: list[str]) -> In
     ):
         message = "unexpected end of input (a directive is not closed with ']'?)"
     else:
-        message = f"unexpected {str(error.token)!r}"
+        message = f"unexpected {_quoted(str(error.token))}"
     if expected:
         message += "; expected " + (
             expected[0] if len(expected) == 1 else "one of " + ", ".join(expected)
@@ -164,17 +188,31 @@ def _syntax_error(error: UnexpectedInput, filename: str, lines: list[str]) -> In
     return InputError(message, filename=filename, line=line, column=column, source_line=source_line)
 
 
-def parse_directives(text: str, filename: str = "<input>") -> list[Directive]:
-    """Parse directive text (a theory or an intervention) into typed directives, unchecked."""
+def _quoted(text: str) -> str:
+    if len(text) > QUOTED_TOKEN_CHARS:
+        text = text[:QUOTED_TOKEN_CHARS] + "..."
+    return repr(text)
+
+
+def parse_directives(
+    text: str, filename: str = "<input>", *, deadline: float | None = None
+) -> list[Directive]:
+    """Parse directive text (a theory or an intervention) into typed directives, unchecked.
+    A leading byte-order mark is ignored. `deadline` (a `time.monotonic()` value) bounds the
+    parse: past it, LimitExceeded."""
     if len(text) > MAX_SOURCE_CHARS:
         raise InputError(
             f"input has {len(text):,} characters; the limit is {MAX_SOURCE_CHARS:,}",
             filename=filename,
         )
+    text = text.removeprefix("\ufeff")
     lines = text.split("\n")
+    token = _deadline.set(deadline)
     try:
         tree = _parser().parse(text)
         return _ToDirectives().transform(tree)
+    except _OutOfTime:
+        raise LimitExceeded(f"{filename}: time limit exceeded while parsing") from None
     except UnexpectedInput as error:
         raise _syntax_error(error, filename, lines) from None
     except VisitError as error:
@@ -189,11 +227,15 @@ def parse_directives(text: str, filename: str = "<input>") -> list[Directive]:
                 source_line=lines[line - 1] if line and line <= len(lines) else None,
             ) from None
         raise
+    finally:
+        _deadline.reset(token)
 
 
-def parse_theory(text: str, filename: str = "<input>") -> Theory:
-    """Parse and check a theory written in `.arg` directives."""
-    return Theory.from_directives(parse_directives(text, filename), filename=filename, source=text)
+def parse_theory(text: str, filename: str = "<input>", *, deadline: float | None = None) -> Theory:
+    """Parse and check a theory written in `.arg` directives (`deadline` as for
+    `parse_directives`)."""
+    directives = parse_directives(text, filename, deadline=deadline)
+    return Theory.from_directives(directives, filename=filename, source=text.removeprefix("\ufeff"))
 
 
 def parse_intervention(text: str, filename: str = "<intervention>") -> list[Directive]:
@@ -201,19 +243,24 @@ def parse_intervention(text: str, filename: str = "<intervention>") -> list[Dire
     return parse_directives(text, filename)
 
 
-def read_text(path: str | Path) -> str:
-    """Read a UTF-8 text file of bounded size; any failure is an InputError naming the file."""
+_CHUNK = 1 << 16
+
+
+def read_text(path: str | Path, *, deadline: float | None = None) -> str:
+    """Read a UTF-8 text file of bounded size; any failure is an InputError naming the file.
+
+    A regular file's size is checked before it is read; other files (pipes, devices) are read
+    in chunks up to the bound. `deadline` (a `time.monotonic()` value) bounds the reading.
+    """
     name = str(path)
     try:
-        raw = Path(path).read_bytes()
+        with open(path, "rb") as handle:
+            if stat.S_ISDIR(os.fstat(handle.fileno()).st_mode):
+                raise IsADirectoryError(21, "Is a directory")
+            raw = _bounded_read(handle, name, deadline)
     except (OSError, ValueError) as error:  # ValueError: a NUL byte in the path
         reason = getattr(error, "strerror", None) or error
         raise InputError(f"cannot read file: {reason}", filename=name) from None
-    if len(raw) > 4 * MAX_SOURCE_CHARS:
-        raise InputError(
-            f"file has {len(raw):,} bytes; the limit is {MAX_SOURCE_CHARS:,} characters",
-            filename=name,
-        )
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -222,6 +269,28 @@ def read_text(path: str | Path) -> str:
         ) from None
 
 
-def read_theory(path: str | Path) -> Theory:
-    """Read and parse a `.arg` file; unreadable files raise InputError too."""
-    return parse_theory(read_text(path), str(path))
+def _bounded_read(handle, name: str, deadline: float | None) -> bytes:
+    """At most four bytes per character of MAX_SOURCE_CHARS (UTF-8's widest)."""
+    info = os.fstat(handle.fileno())
+    if stat.S_ISREG(info.st_mode) and info.st_size > 4 * MAX_SOURCE_CHARS:
+        raise InputError(_too_large(info.st_size), filename=name)
+    chunks, size = [], 0
+    while chunk := handle.read(_CHUNK):
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > 4 * MAX_SOURCE_CHARS:
+            raise InputError(_too_large(size, more=True), filename=name)
+        if deadline is not None and time.monotonic() > deadline:
+            raise LimitExceeded(f"{name}: time limit exceeded while reading")
+    return b"".join(chunks)
+
+
+def _too_large(size: int, more: bool = False) -> str:
+    amount = f"more than {4 * MAX_SOURCE_CHARS:,}" if more else f"{size:,}"
+    return f"file has {amount} bytes; the limit is {MAX_SOURCE_CHARS:,} characters"
+
+
+def read_theory(path: str | Path, *, deadline: float | None = None) -> Theory:
+    """Read and parse a `.arg` file (within `deadline`, a `time.monotonic()` value);
+    unreadable files raise InputError too."""
+    return parse_theory(read_text(path, deadline=deadline), str(path), deadline=deadline)

@@ -1,0 +1,73 @@
+"""Hard bounds for a whole process, behind the engine's own limits: a cap on the address space
+(an allocation past it fails, which clingo reports as MemoryError) and a watchdog that ends the
+process once a deadline has passed by a grace period, for work that checks no limit itself (a
+user's query grounding, a blocked read)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import resource
+import threading
+import time
+
+#: How long past its deadline the watchdog lets work run before it ends the process.
+GRACE_SECONDS = 1.0
+#: The exit code of a process the watchdog ends (an exceeded limit).
+EXIT_LIMIT = 2
+
+
+def cap_memory(megabytes: int) -> None:
+    """Limit this process's address space to `megabytes` MiB (never above a cap already set).
+    Allocations past it fail: clingo raises MemoryError, which the engine reports as an
+    exceeded limit."""
+    wanted = megabytes * 1024 * 1024
+    _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if hard != resource.RLIM_INFINITY:
+        wanted = min(wanted, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (wanted, hard))
+
+
+class Watchdog:
+    """Ends the process (exit 2) when an armed deadline passes by GRACE_SECONDS, writing the
+    armed message to stderr (and an optional line to stdout) first. Arm it before each bounded
+    piece of work and disarm it after. The output already printed must have been flushed: the
+    watchdog writes straight to the file descriptors."""
+
+    def __init__(self) -> None:
+        self._condition = threading.Condition()
+        self._deadline: float | None = None
+        self._message = ""
+        self._stdout: str | None = None
+        threading.Thread(target=self._watch, name="argc-watchdog", daemon=True).start()
+
+    def arm(self, seconds: float, message: str, stdout: str | None = None) -> None:
+        with self._condition:
+            self._deadline = time.monotonic() + seconds + GRACE_SECONDS
+            self._message, self._stdout = message, stdout
+            self._condition.notify()
+
+    def disarm(self) -> None:
+        with self._condition:
+            self._deadline = None
+            self._condition.notify()
+
+    def _watch(self) -> None:
+        with self._condition:
+            while True:
+                if self._deadline is None:
+                    self._condition.wait()
+                    continue
+                left = self._deadline - time.monotonic()
+                if left > 0:
+                    self._condition.wait(left)
+                    continue
+                if self._stdout is not None:
+                    _write(1, self._stdout)
+                _write(2, self._message)
+                os._exit(EXIT_LIMIT)
+
+
+def _write(descriptor: int, line: str) -> None:
+    with contextlib.suppress(OSError):
+        os.write(descriptor, (line + "\n").encode("utf-8", "replace"))
