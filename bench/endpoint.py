@@ -1,16 +1,22 @@
 """A client for OpenAI-compatible chat endpoints (`POST {base}/chat/completions`), over the
 standard library, with retries: exponential backoff with jitter on connection errors,
-timeouts, 429 and 5xx, honouring Retry-After; other 4xx fail at once."""
+timeouts, 429 and 5xx, honouring a sound Retry-After; other 4xx fail at once. Each attempt
+has a total deadline (connecting, waiting and reading the whole reply) and a cap on the
+reply's size."""
 
 from __future__ import annotations
 
 import http.client
 import json
+import math
 import random
+import socket
+import threading
 import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from typing import Any
@@ -19,8 +25,14 @@ from typing import Any
 #: factor in [0.5, 1]).
 BACKOFF_BASE_S = 1.0
 BACKOFF_MAX_S = 60.0
-#: The longest Retry-After that is honoured as given, in seconds.
+#: The longest Retry-After that is honoured, in seconds (a longer one falls back to backoff).
 RETRY_AFTER_MAX_S = 300.0
+#: The largest reply read by default, in bytes; a larger one fails its attempt (not retried).
+MAX_REPLY_BYTES = 8 * 1024 * 1024
+#: The most of an error reply that is read (for the excerpt recorded with the error).
+ERROR_BODY_BYTES = 64 * 1024
+#: Bytes read at a time.
+CHUNK_BYTES = 64 * 1024
 #: An answer parsed from a reply: (content, finish_reason, usage).
 Reply = tuple[str, str | None, dict[str, int | None] | None]
 
@@ -59,6 +71,7 @@ class ChatClient:
         params: dict[str, Any] | None = None,
         timeout: float = 600.0,
         retries: int = 5,
+        max_reply_bytes: int = MAX_REPLY_BYTES,
     ):
         self.url = base_url.rstrip("/") + "/chat/completions"
         self.model = model
@@ -66,6 +79,7 @@ class ChatClient:
         self.params = dict(params or {})
         self.timeout = timeout
         self.retries = retries
+        self.max_reply_bytes = max_reply_bytes
         self.headers = {"Content-Type": "application/json", "Accept": "application/json"}
         if api_key is not None:
             self.headers["Authorization"] = f"Bearer {api_key}"
@@ -103,23 +117,132 @@ class ChatClient:
             return [Completion(*answer, latency, attempts) for answer in answers]
 
     def _post(self, data: bytes) -> Any:
+        """One attempt: the reply's JSON, or RequestFailed."""
         request = urllib.request.Request(self.url, data=data, headers=self.headers, method="POST")
-        try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as answer:
-                raw = answer.read()
-        except urllib.error.HTTPError as error:
-            status = error.code
-            detail = _excerpt(_read(error))
-            retryable = status == 429 or status >= 500
-            after = retry_after(error.headers.get("Retry-After")) if retryable else None
-            raise RequestFailed(f"HTTP {status}: {detail}", retryable, after) from None
-        except (OSError, http.client.HTTPException) as error:
-            reason = getattr(error, "reason", None) or repr(error)
-            raise RequestFailed(f"request failed: {reason}", retryable=True) from None
+        with Deadline(self.timeout) as deadline:
+            try:
+                with _opener(deadline).open(request, timeout=self.timeout) as answer:
+                    raw = read_capped(answer, self.max_reply_bytes)
+            except urllib.error.HTTPError as error:
+                raise _http_failure(error) from None
+            except (OSError, http.client.HTTPException) as error:
+                if deadline.passed:
+                    raise deadline.failure() from None
+                reason = getattr(error, "reason", None) or repr(error)
+                raise RequestFailed(f"request failed: {reason}", retryable=True) from None
+            if deadline.passed:  # the reply may have been cut short
+                raise deadline.failure()
         try:
             return json.loads(raw.decode("utf-8", errors="replace"))
         except json.JSONDecodeError:
             raise RequestFailed(f"reply is not JSON: {_excerpt(raw)}", retryable=True) from None
+
+
+class Deadline:
+    """A total time limit on one attempt: when it passes, the attempt's sockets are shut down,
+    which ends any read or write in progress (socket timeouts alone limit each read, so a
+    server trickling bytes would hold a request forever)."""
+
+    def __init__(self, seconds: float):
+        self.seconds = seconds
+        self.passed = False
+        self.sockets: list[socket.socket] = []
+        self.lock = threading.Lock()
+        self.timer = threading.Timer(seconds, self._expire)
+        self.timer.daemon = True
+
+    def __enter__(self) -> Deadline:
+        self.timer.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.timer.cancel()
+
+    def watch(self, connection: socket.socket) -> None:
+        """Shut `connection` down when the deadline passes (at once if it has)."""
+        with self.lock:
+            self.sockets.append(connection)
+            if self.passed:
+                _shut(connection)
+
+    def failure(self) -> RequestFailed:
+        return RequestFailed(
+            f"no complete reply within {self.seconds:g} s (--timeout)", retryable=True
+        )
+
+    def _expire(self) -> None:
+        with self.lock:
+            self.passed = True
+            for connection in self.sockets:
+                _shut(connection)
+
+
+def _shut(connection: socket.socket) -> None:
+    with suppress(OSError):  # the plain socket's shutdown, under TLS too
+        socket.socket.shutdown(connection, socket.SHUT_RDWR)
+
+
+class _Watched:
+    """A handler mixin whose connections report their socket to a Deadline."""
+
+    def __init__(self, deadline: Deadline):
+        super().__init__()
+        self.deadline = deadline
+
+    def do_open(self, http_class: type[http.client.HTTPConnection], request: Any, **kwargs: Any):
+        deadline = self.deadline
+
+        class Connection(http_class):
+            def connect(self) -> None:
+                super().connect()
+                deadline.watch(self.sock)
+
+        return super().do_open(Connection, request, **kwargs)
+
+
+class _WatchedHTTP(_Watched, urllib.request.HTTPHandler):
+    pass
+
+
+class _WatchedHTTPS(_Watched, urllib.request.HTTPSHandler):
+    pass
+
+
+def _opener(deadline: Deadline) -> urllib.request.OpenerDirector:
+    """An opener (proxies and redirects as usual) whose connections the deadline can end."""
+    return urllib.request.build_opener(_WatchedHTTP(deadline), _WatchedHTTPS(deadline))
+
+
+def read_capped(answer: Any, limit: int) -> bytes:
+    """A reply's body, read in chunks; RequestFailed (not retryable) once it exceeds `limit`
+    bytes, or at once when its Content-Length says it will."""
+    declared = answer.headers.get("Content-Length")
+    if declared is not None and declared.strip().isdigit() and int(declared) > limit:
+        raise _too_large(limit, f"{int(declared)} bytes")
+    chunks, size = [], 0
+    while chunk := answer.read(CHUNK_BYTES):
+        size += len(chunk)
+        if size > limit:
+            raise _too_large(limit, "more")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _too_large(limit: int, size: str) -> RequestFailed:
+    return RequestFailed(
+        f"reply too large: {size} than the limit of {limit} bytes (--max-reply-bytes)",
+        retryable=False,
+    )
+
+
+def _http_failure(error: urllib.error.HTTPError) -> RequestFailed:
+    """The failure of an HTTP error status: 429 and 5xx are retryable (after Retry-After when
+    the server gives a sound one)."""
+    status = error.code
+    detail = _excerpt(_read(error))
+    retryable = status == 429 or status >= 500
+    after = retry_after(error.headers.get("Retry-After")) if retryable else None
+    return RequestFailed(f"HTTP {status}: {detail}", retryable, after)
 
 
 def failure(error: BaseException) -> Completion:
@@ -188,7 +311,9 @@ def _usage(usage: Any) -> dict[str, int | None] | None:
 
 
 def retry_after(value: str | None) -> float | None:
-    """Seconds to wait from a Retry-After header (seconds or an HTTP date), or None."""
+    """Seconds to wait from a Retry-After header (delay seconds or an HTTP date), or None when
+    it is missing, unreadable, not finite, negative, in the past or longer than
+    RETRY_AFTER_MAX_S: the backoff policy applies then."""
     if not value:
         return None
     try:
@@ -196,9 +321,11 @@ def retry_after(value: str | None) -> float | None:
     except ValueError:
         try:
             seconds = parsedate_to_datetime(value).timestamp() - time.time()
-        except (TypeError, ValueError, IndexError):
+        except (TypeError, ValueError, IndexError, OverflowError, OSError):
             return None
-    return min(max(seconds, 0.0), RETRY_AFTER_MAX_S)
+    if not math.isfinite(seconds) or not 0 <= seconds <= RETRY_AFTER_MAX_S:
+        return None
+    return seconds
 
 
 def backoff(attempt: int, after: float | None = None) -> float:
@@ -211,8 +338,9 @@ def backoff(attempt: int, after: float | None = None) -> float:
 
 
 def _read(error: urllib.error.HTTPError) -> bytes:
+    """The start of an error reply's body (b"" when it cannot be read)."""
     try:
-        return error.read()
+        return error.read(ERROR_BODY_BYTES)
     except (OSError, http.client.HTTPException):
         return b""
 

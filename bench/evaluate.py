@@ -1,5 +1,7 @@
 """`argc eval`: run a model on instances and write a run file, one scored record per
-instance, appended as each answer arrives (resumable; interrupted runs keep what they wrote)."""
+instance with the request settings that produced it, appended as each answer arrives
+(resumable with the same settings; interrupted runs keep what they wrote; one writer at a
+time)."""
 
 from __future__ import annotations
 
@@ -12,23 +14,40 @@ import signal
 import sys
 import threading
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
-from typing import Any, TextIO, TypeVar
+from typing import Any, BinaryIO, TypeVar
 
 from tqdm import tqdm
 
-from argc.bench.endpoint import ChatClient, Completion, failure
-from argc.bench.local import LOCAL_MAX_TOKENS, load_local
+from argc.bench.endpoint import MAX_REPLY_BYTES, ChatClient, Completion, failure
+from argc.bench.local import LOCAL_MAX_TOKENS, LOCAL_TEMPERATURE, load_local
 from argc.dsl.errors import ArgcError, InputError
+from argc.files import (
+    ResumeMismatch,
+    check_resume,
+    exclusive,
+    open_append,
+    regular_output,
+    write_output,
+)
+from argc.options import natural_int, nonnegative_float, positive_int, seconds, unit_interval
 from argc.tasks import Instance, score
 from argc.tasks.answers import answer_region
-from argc.tasks.cli import read_jsonl
+from argc.tasks.cli import add_load_option, load_task_files, read_instances, require_known_tasks
 
 EXIT_OK, EXIT_FAILURES, EXIT_INPUT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
 Client = TypeVar("Client", bound=ChatClient)
 Job = TypeVar("Job")
+
+
+#: ArgGYM's evaluation settings (its Table 3): temperature 1.0 and a 65,536-token output
+#: budget for every model; the defaults of --temperature and --max-tokens with --base-url.
+DEFAULT_TEMPERATURE = 1.0
+DEFAULT_MAX_TOKENS = 65536
+#: The environment variable read for the key when --api-key-env is not given.
+DEFAULT_KEY_ENV = "OPENAI_API_KEY"
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -38,69 +57,128 @@ def register(commands: argparse._SubParsersAction) -> None:
         help="run a model on instances and score its answers (JSONL run file)",
         description="Send each instance's prompt to an OpenAI-compatible chat endpoint"
         " (--base-url) or a local transformers model (--local), score the answers and append"
-        " one record per instance to the run file. A rerun skips the instances already in it;"
-        " --retry-errors reruns those whose requests failed. Exit 1 when some requests failed,"
-        " 130 when interrupted.",
+        " one record per instance to the run file, with the request settings that produced it."
+        " A rerun skips the instances already in it (and refuses other settings);"
+        " --retry-errors reruns those whose requests failed. One process at a time writes a"
+        " run file. Exit 1 when some requests failed, 2 on bad input, 130 when interrupted.",
     )
     run.set_defaults(handler=_eval)
     run.add_argument("instances", type=Path, metavar="INSTANCES.jsonl|DIR")
     run.add_argument("--out", type=Path, required=True, metavar="RUN.jsonl")
-    backend = run.add_mutually_exclusive_group(required=True)
-    backend.add_argument("--base-url", metavar="URL", help="e.g. http://127.0.0.1:8000/v1")
-    backend.add_argument("--local", type=Path, metavar="MODEL_DIR", help="a transformers folder")
-    run.add_argument("--model", help="the model name (required with --base-url)")
-    run.add_argument("--api-key-env", metavar="VAR", help="environment variable with the key")
-    run.add_argument("--concurrency", type=int, default=8, metavar="N", help="requests at once")
-    run.add_argument("--batch-size", type=int, default=8, metavar="N", help="with --local")
-    run.add_argument(
-        "--max-tokens",
-        type=int,
-        metavar="N",
-        help=f"default: the server's; {LOCAL_MAX_TOKENS} with --local",
+    add_backend_options(
+        run,
+        temperature=None,
+        temperature_help=f"default {DEFAULT_TEMPERATURE:g} (ArgGYM's setting); 0 (greedy)"
+        " with --local",
     )
-    run.add_argument(
-        "--temperature", type=float, metavar="T", help="0 = greedy with --local (its default)"
-    )
-    run.add_argument("--top-p", type=float, metavar="P")
     run.add_argument("--reasoning-effort", metavar="EFFORT")
-    run.add_argument("--extra-body", metavar="JSON", help="fields merged into each request")
-    run.add_argument("--system", metavar="PROMPT", help="a system message before each prompt")
-    run.add_argument(
-        "--timeout", type=float, default=600.0, metavar="SECONDS", help="per request socket"
-    )
-    run.add_argument(
-        "--retries",
-        type=int,
-        default=5,
-        metavar="N",
-        help="retries of connection errors, timeouts, 429 and 5xx (with backoff)",
-    )
-    run.add_argument("--limit", type=int, metavar="N", help="only the first N instances")
     run.add_argument(
         "--retry-errors", action="store_true", help="rerun the instances recorded with an error"
     )
 
 
+def add_backend_options(
+    parser: argparse.ArgumentParser, *, temperature: float | None, temperature_help: str
+) -> None:
+    """The options `argc eval` and `argc sample` share: the backend, the request settings,
+    the limits of each request and --load."""
+    backend = parser.add_mutually_exclusive_group(required=True)
+    backend.add_argument("--base-url", metavar="URL", help="e.g. http://127.0.0.1:8000/v1")
+    backend.add_argument("--local", type=Path, metavar="MODEL_DIR", help="a transformers folder")
+    parser.add_argument("--model", help="the model name (required with --base-url)")
+    parser.add_argument(
+        "--api-key-env",
+        metavar="VAR",
+        help=f"environment variable with the key (default: {DEFAULT_KEY_ENV} when set; the"
+        " key is sent to --base-url)",
+    )
+    parser.add_argument(
+        "--temperature",
+        type=nonnegative_float,
+        default=temperature,
+        metavar="T",
+        help=temperature_help,
+    )
+    parser.add_argument("--top-p", type=unit_interval, metavar="P", help="default: unset")
+    parser.add_argument(
+        "--max-tokens",
+        type=positive_int,
+        metavar="N",
+        help=f"default {DEFAULT_MAX_TOKENS} (ArgGYM's budget; lower it for a server with a"
+        f" shorter context), {LOCAL_MAX_TOKENS} with --local",
+    )
+    parser.add_argument("--system", metavar="PROMPT", help="a system message before each prompt")
+    parser.add_argument("--extra-body", metavar="JSON", help="fields merged into each request")
+    parser.add_argument(
+        "--seed", type=natural_int, default=0, help="the sampling seed with --local"
+    )
+    parser.add_argument(
+        "--concurrency", type=positive_int, default=8, metavar="N", help="requests at once"
+    )
+    parser.add_argument(
+        "--batch-size", type=positive_int, default=8, metavar="N", help="with --local"
+    )
+    parser.add_argument(
+        "--timeout",
+        type=seconds,
+        default=600.0,
+        metavar="SECONDS",
+        help="total time of one attempt: connecting, waiting and reading the whole reply"
+        " (default 600)",
+    )
+    parser.add_argument(
+        "--max-reply-bytes",
+        type=positive_int,
+        default=MAX_REPLY_BYTES,
+        metavar="N",
+        help=f"a larger reply fails its request, without retries (default {MAX_REPLY_BYTES})",
+    )
+    parser.add_argument(
+        "--retries",
+        type=natural_int,
+        default=5,
+        metavar="N",
+        help="retries of connection errors, timeouts, 429 and 5xx (with backoff)",
+    )
+    parser.add_argument("--limit", type=natural_int, metavar="N", help="only the first N instances")
+    add_load_option(parser)
+
+
 def _eval(args: argparse.Namespace) -> int:
-    try:
-        check_numbers(args, ("concurrency", "batch_size", "max_tokens"))
-        model = model_name(args)
-        instances = load_instances(args.instances)[: args.limit]
-        selected = {instance.id for instance in instances}
-        done = prepare_run(args.out, model, selected, args.retry_errors)
-        todo = [instance for instance in instances if instance.id not in done]
-        answer = _backend(args, todo)
-        writer = RunWriter(args.out)
-    except (ArgcError, ValueError, OSError) as error:
-        return input_error("eval", args.out, error)
-    with writer, _interrupts() as stop:
+    with ExitStack() as stack:
+        try:
+            model = model_name(args)
+            instances = read_tasks_and_instances(args)
+            selected = {instance.id for instance in instances}
+            stack.enter_context(exclusive(args.out))
+            request = request_record(args)
+            done = prepare_run(args.out, model, request, selected, args.retry_errors)
+            todo = [instance for instance in instances if instance.id not in done]
+            answer = _backend(args, todo)
+            writer = stack.enter_context(RunWriter(args.out))
+        except (ArgcError, ValueError, OSError) as error:
+            return input_error("eval", args.out, error)
+        return _run_eval(args, model, request, instances, todo, answer, writer)
+
+
+def _run_eval(
+    args: argparse.Namespace,
+    model: str,
+    request: dict[str, Any],
+    instances: list[Instance],
+    todo: list[Instance],
+    answer: Answer,
+    writer: RunWriter,
+) -> int:
+    """Answer `todo`, appending a record for each; returns the exit code."""
+    with _interrupts() as stop:
         progress = tqdm(total=len(todo), desc=f"eval {model}", disable=not todo)
         errors = 0
 
         def record(instance: Instance, completion: Completion) -> None:
             nonlocal errors
             errors += completion.error is not None
-            writer.write(run_record(instance, model, completion))
+            writer.write(run_record(instance, model, completion, request))
             progress.update()
             progress.set_postfix(errors=errors, refresh=False)
 
@@ -123,6 +201,22 @@ def _eval(args: argparse.Namespace) -> int:
 
 
 Answer = Callable[[list[Instance], Callable[[Instance, Completion], None], threading.Event], None]
+
+
+def read_tasks_and_instances(args: argparse.Namespace) -> list[Instance]:
+    """Load the task files of --load and read the first --limit instances, whose tasks must
+    all be known; make the sampling defaults explicit (they are recorded); refuse a run file
+    that is not a regular file. Nothing has been sent yet."""
+    load_task_files(args.load)
+    regular_output(args.out)
+    local = args.local is not None
+    if args.max_tokens is None:
+        args.max_tokens = LOCAL_MAX_TOKENS if local else DEFAULT_MAX_TOKENS
+    if args.temperature is None:
+        args.temperature = LOCAL_TEMPERATURE if local else DEFAULT_TEMPERATURE
+    instances = load_instances(args.instances)[: args.limit]
+    require_known_tasks(instances, args.instances)
+    return instances
 
 
 def model_name(args: argparse.Namespace) -> str:
@@ -161,42 +255,35 @@ def _backend(args: argparse.Namespace, todo: list[Instance]) -> Answer:
 
 
 def endpoint_client(args: argparse.Namespace, client_class: type[Client]) -> Client:
-    """A client of --base-url with the key in --api-key-env and the request options of `args`."""
+    """A client of --base-url with the key and the request options of `args`."""
     if not args.base_url.startswith(("http://", "https://")):
         raise ArgcError(f"--base-url must be an http(s) URL, not {args.base_url!r}")
-    api_key = None
-    if args.api_key_env is not None:
-        api_key = os.environ.get(args.api_key_env)
-        if not api_key:
-            raise ArgcError(f"environment variable {args.api_key_env} is not set")
     return client_class(
         args.base_url,
         args.model,
-        api_key=api_key,
+        api_key=api_key(args.api_key_env),
         system=args.system,
         params=request_params(args),
         timeout=args.timeout,
         retries=args.retries,
+        max_reply_bytes=args.max_reply_bytes,
     )
 
 
-def check_numbers(
-    args: argparse.Namespace, positive: Sequence[str], natural: Sequence[str] = ("retries", "limit")
-) -> None:
-    """ArgcError unless the options named (when given) are at least 1 (`positive`) or 0
-    (`natural`), and --timeout is positive."""
-    for names, least in ((positive, 1), (natural, 0)):
-        for name in names:
-            value = getattr(args, name)
-            if value is not None and value < least:
-                raise ArgcError(f"--{name.replace('_', '-')} is out of range: {value}")
-    if args.timeout <= 0:
-        raise ArgcError(f"--timeout must be positive, not {args.timeout}")
+def api_key(variable: str | None) -> str | None:
+    """The key in environment variable `variable` (which must be set), else in
+    OPENAI_API_KEY when that is set, else None."""
+    if variable is None:
+        return os.environ.get(DEFAULT_KEY_ENV) or None
+    key = os.environ.get(variable)
+    if not key:
+        raise ArgcError(f"environment variable {variable} is not set")
+    return key
 
 
 def request_params(args: argparse.Namespace) -> dict[str, Any]:
-    """The request fields of the sampling options given (--max-tokens, --temperature, --top-p,
-    --reasoning-effort where the command has it), then those of --extra-body."""
+    """The request fields of the sampling options (--max-tokens, --temperature, --top-p when
+    given, --reasoning-effort where the command has it), then those of --extra-body."""
     params = {
         key: value
         for key, value in (
@@ -216,6 +303,21 @@ def request_params(args: argparse.Namespace) -> dict[str, Any]:
             raise ArgcError("--extra-body must be a JSON object")
         params.update(extra)
     return params
+
+
+def request_record(args: argparse.Namespace) -> dict[str, Any]:
+    """Every setting that shapes the answers, recorded with each record: the backend and system
+    prompt, then the request fields (with --local: the generation settings and seed)."""
+    if args.local is None:
+        return {"backend": "endpoint", "system": args.system, **request_params(args)}
+    return {
+        "backend": "local",
+        "system": args.system,
+        "max_tokens": args.max_tokens,
+        "temperature": args.temperature,
+        "top_p": args.top_p,
+        "seed": args.seed,
+    }
 
 
 def answer_concurrently(
@@ -320,12 +422,15 @@ def _interrupts() -> Iterator[threading.Event]:
         signal.signal(signal.SIGINT, previous)
 
 
-def run_record(instance: Instance, model: str, completion: Completion) -> dict[str, Any]:
+def run_record(
+    instance: Instance, model: str, completion: Completion, request: dict[str, Any]
+) -> dict[str, Any]:
     """The run file's record of one answered instance, scored."""
     result = score(instance, completion.response)
     return {
         **instance_fields(instance),
         "model": model,
+        "request": request,
         "response": completion.response,
         "finish_reason": completion.finish_reason,
         "usage": completion.usage,
@@ -352,23 +457,7 @@ def instance_fields(instance: Instance) -> dict[str, Any]:
 
 def load_instances(path: Path) -> list[Instance]:
     """The instances of a JSONL file, or of DIR/rows.jsonl for a benchmark folder."""
-    if path.is_dir():
-        path = path / "rows.jsonl"
-    rows = read_jsonl(path)
-    instances = []
-    for number, row in enumerate(rows, start=1):
-        try:
-            instances.append(Instance.from_record(row))
-        except (KeyError, TypeError) as error:
-            raise InputError(
-                f"row {number} is not an instance: {error!r}", filename=str(path)
-            ) from None
-    seen: set[str] = set()
-    for instance in instances:
-        if instance.id in seen:
-            raise InputError(f"duplicate instance id {instance.id}", filename=str(path))
-        seen.add(instance.id)
-    return instances
+    return read_instances(path / "rows.jsonl" if path.is_dir() else path)
 
 
 def read_run(path: Path) -> tuple[list[dict[str, Any]], bool]:
@@ -401,12 +490,15 @@ def read_run(path: Path) -> tuple[list[dict[str, Any]], bool]:
     return records, torn
 
 
-def prepare_run(path: Path, model: str, selected: set[str], retry_errors: bool) -> set[str]:
-    """Ids already answered in the run file, which must be the same model's. A torn last line
-    is dropped, and with `retry_errors` the failed records of selected instances too (the
-    file is rewritten atomically)."""
+def prepare_run(
+    path: Path, model: str, request: dict[str, Any], selected: set[str], retry_errors: bool
+) -> set[str]:
+    """Ids already answered in the run file, which must be the same model's with the same
+    request settings. A torn last line is dropped, and with `retry_errors` the failed records
+    of selected instances too (the file is rewritten atomically)."""
     records, torn = read_run(path)
     check_owner(path, records, "model", model, what="answers", advice="write to another run file")
+    check_requests(path, records, request, advice="write to another run file")
     kept = [
         record
         for record in records
@@ -429,14 +521,21 @@ def check_owner(
         )
 
 
+def check_requests(
+    path: Path, records: list[dict[str, Any]], request: dict[str, Any], advice: str
+) -> None:
+    """ResumeMismatch when a record was produced with other request settings than `request`."""
+    started = {json.dumps(record.get("request"), sort_keys=True) for record in records}
+    for text in sorted(started):
+        found = json.loads(text)
+        if not isinstance(found, dict):
+            raise ResumeMismatch(f"{path} holds records without their request settings; {advice}")
+        check_resume(path, found, request, advice)
+
+
 def rewrite_run(path: Path, records: list[dict[str, Any]]) -> None:
     """Replace the file's lines with these records, atomically."""
-    temporary = path.with_name(path.name + ".tmp")
-    with open(temporary, "w", encoding="utf-8") as sink:
-        sink.writelines(_line(record) for record in records)
-        sink.flush()
-        os.fsync(sink.fileno())
-    os.replace(temporary, path)
+    write_output(path, "".join(_line(record) for record in records))
 
 
 def _line(record: dict[str, Any]) -> str:
@@ -444,12 +543,12 @@ def _line(record: dict[str, Any]) -> str:
 
 
 class RunWriter:
-    """Appends records to the run file (opened at once; closed on leaving a `with`), one line
-    each, flushed and synced before returning; safe to call from several threads."""
+    """Appends records to the run file (opened at once, with its folders; closed on leaving a
+    `with`), one line each, flushed and synced before returning; safe to call from several
+    threads."""
 
     def __init__(self, path: Path):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self.sink: TextIO = open(path, "a", encoding="utf-8")  # noqa: SIM115 - see __exit__
+        self.sink: BinaryIO = open_append(path)
         self.lock = threading.Lock()
 
     def __enter__(self) -> RunWriter:
@@ -460,7 +559,7 @@ class RunWriter:
 
     def write(self, record: dict[str, Any]) -> None:
         with self.lock:
-            self.sink.write(_line(record))
+            self.sink.write(_line(record).encode("utf-8"))
             self.sink.flush()
             os.fsync(self.sink.fileno())
 

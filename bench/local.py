@@ -13,8 +13,9 @@ from typing import Any, TypeVar
 from argc.bench.endpoint import Completion, failure
 from argc.dsl.errors import ArgcError
 
-#: The token budget when --max-tokens is not given.
+#: The token budget and temperature (greedy) of `argc eval --local` when not given.
 LOCAL_MAX_TOKENS = 1024
+LOCAL_TEMPERATURE = 0.0
 Item = TypeVar("Item")
 
 
@@ -138,18 +139,18 @@ class LocalModel:
 
 
 def load_local(args: argparse.Namespace, wanted: bool = True) -> LocalModel | None:
-    """The model of --local with the options --max-tokens, --temperature, --top-p and --system;
-    None when not `wanted` (nothing to answer: the folder is checked, not loaded). ArgcError
-    when it cannot be loaded."""
+    """The model of --local with the options --max-tokens, --temperature, --top-p and --system,
+    torch's random generator seeded with --seed; None when not `wanted` (nothing to answer: the
+    folder is checked, not loaded). ArgcError when it cannot be loaded."""
     if not args.local.is_dir():
         raise ArgcError(f"--local: not a model folder: {args.local}")
     if not wanted:
         return None
     try:
-        return LocalModel(
+        model = LocalModel(
             args.local,
-            max_tokens=args.max_tokens or LOCAL_MAX_TOKENS,
-            temperature=args.temperature or 0.0,
+            max_tokens=args.max_tokens,
+            temperature=args.temperature,
             top_p=args.top_p,
             system=args.system,
         )
@@ -157,3 +158,5 @@ def load_local(args: argparse.Namespace, wanted: bool = True) -> LocalModel | No
         raise ArgcError(f"--local: {error}") from None
     except (OSError, ValueError) as error:
         raise ArgcError(f"--local: cannot load {args.local}: {error}") from None
+    model.torch.manual_seed(args.seed)
+    return model

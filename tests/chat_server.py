@@ -1,11 +1,12 @@
 """A fake OpenAI-compatible chat endpoint for tests: answers POST /v1/chat/completions on
 127.0.0.1 with a policy (prompt -> (content, finish_reason)), can fail the first requests,
-and records every request."""
+trickle its replies, pad them or leave their length undeclared, and records every request."""
 
 from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -16,7 +17,10 @@ Policy = Callable[[str], tuple[str | None, str | None]]
 class ChatServer:
     """Use as a context manager; `url` is the base URL (ending in /v1). The first
     `fail_first` requests get `fail_status` (with `retry_after` as Retry-After when given);
-    `status`, when set, answers every request with that error instead."""
+    `status`, when set, answers every request with that error instead. A successful reply is
+    sent one byte every `trickle` seconds when set, carries `padding` extra bytes, and declares
+    no Content-Length (the connection's end ends it) unless `declare_length`. With `api_key`,
+    a request without the header `Authorization: Bearer API_KEY` gets 401."""
 
     def __init__(
         self,
@@ -26,12 +30,20 @@ class ChatServer:
         fail_status: int = 500,
         retry_after: str | None = None,
         status: int | None = None,
+        trickle: float | None = None,
+        padding: int = 0,
+        declare_length: bool = True,
+        api_key: str | None = None,
     ):
         self.policy = policy
         self.fail_first = fail_first
         self.fail_status = fail_status
         self.retry_after = retry_after
         self.status = status
+        self.trickle = trickle
+        self.padding = padding
+        self.declare_length = declare_length
+        self.api_key = api_key
         self.bodies: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
         self.lock = threading.Lock()
@@ -64,6 +76,8 @@ class ChatServer:
             self.bodies.append(body)
             self.headers.append(headers)
             number = len(self.bodies)
+        if self.api_key is not None and headers.get("Authorization") != f"Bearer {self.api_key}":
+            return 401, {"error": {"message": "invalid API key"}}, {}
         if self.status is not None:
             return self.status, {"error": {"message": "rejected", "code": self.status}}, {}
         if number <= self.fail_first:
@@ -92,6 +106,8 @@ class ChatServer:
                 "total_tokens": len(prompt.split()) + len((content or "").split()),
             },
         }
+        if self.padding:
+            reply["padding"] = "x" * self.padding
         return 200, reply, {}
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
@@ -108,13 +124,21 @@ class ChatServer:
 
             def _send(self, status: int, payload: Any, headers: dict[str, str]) -> None:
                 data = json.dumps(payload).encode()
+                ok = status == 200
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
+                if server.declare_length or not ok:
+                    self.send_header("Content-Length", str(len(data)))
                 for key, value in headers.items():
                     self.send_header(key, value)
                 self.end_headers()
-                self.wfile.write(data)
+                if not (ok and server.trickle):
+                    self.wfile.write(data)
+                    return
+                for index in range(len(data)):
+                    self.wfile.write(data[index : index + 1])
+                    self.wfile.flush()
+                    time.sleep(server.trickle)
 
             def log_message(self, format: str, *args: Any) -> None:
                 pass

@@ -1,5 +1,5 @@
 """Helpers shared by the tests of `argc eval` and `argc sample`: instance files, fast
-retries and a tiny local transformers model."""
+retries, no ambient API key and a tiny local transformers model."""
 
 from __future__ import annotations
 
@@ -21,6 +21,12 @@ CHAT_TEMPLATE = (
 def fast_backoff(monkeypatch: pytest.MonkeyPatch) -> None:
     """Retries wait milliseconds, not seconds (import into a test module to apply it)."""
     monkeypatch.setattr(endpoint, "BACKOFF_BASE_S", 0.01)
+
+
+@pytest.fixture(autouse=True)
+def no_ambient_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The machine's OPENAI_API_KEY stays out of the requests (import to apply it)."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
 
 
 def write_instances(instances: list[Instance], folder: Path) -> Path:

@@ -9,6 +9,7 @@ import os
 import signal
 import socket
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -17,13 +18,15 @@ from chat_server import ChatServer
 from eval_helpers import (
     CHAT_TEMPLATE,
     fast_backoff,  # noqa: F401 - an autouse fixture
+    no_ambient_key,  # noqa: F401 - an autouse fixture
     tiny_model,
     write_instances,
 )
 
 from argc.bench import endpoint, evaluate
 from argc.dsl.ir import Ordering
-from argc.tasks import generate
+from argc.tasks import framework, generate
+from argc.tasks.framework import load_tasks
 
 RECORD_KEYS = {
     "id",
@@ -32,6 +35,7 @@ RECORD_KEYS = {
     "ordering",
     "set",
     "model",
+    "request",
     "response",
     "finish_reason",
     "usage",
@@ -110,7 +114,10 @@ def test_reference_answers_all_succeed(instances, instance_file, tmp_path):
         usage = record["usage"]
         assert usage["total_tokens"] == usage["prompt_tokens"] + usage["completion_tokens"]
     body = server.bodies[0]
-    assert set(body) == {"model", "messages"} and body["model"] == "m"
+    defaults = {"max_tokens": evaluate.DEFAULT_MAX_TOKENS, "temperature": 1.0}
+    assert {key: body[key] for key in body if key != "messages"} == {"model": "m", **defaults}
+    request = {"backend": "endpoint", "system": None, **defaults}
+    assert all(record["request"] == request for record in records)
     assert sorted(server.prompts()) == sorted(instance.prompt for instance in instances)
 
 
@@ -328,7 +335,10 @@ def test_benchmark_folder_and_bad_options(instances, instance_file, tmp_path, ca
         assert len(read_run(out)) == len(instances)
         assert run_eval(folder, "--out", out, "--base-url", server.url) == 2
         assert eval_against(server, folder, out, "--extra-body", "[1]") == 2
-        assert eval_against(server, folder, out, "--concurrency", 0) == 2
+        for option, value in (("--concurrency", 0), ("--timeout", "nan"), ("--top-p", 2)):
+            with pytest.raises(SystemExit) as exit_code:
+                eval_against(server, folder, out, option, value)
+            assert exit_code.value.code == 2
         assert eval_against(server, tmp_path / "absent.jsonl", out) == 2
         other = ("--model", "other")
         assert run_eval(folder, "--out", out, "--base-url", server.url, *other) == 2
@@ -357,8 +367,10 @@ def test_parse_reply_tolerates_odd_json():
             parse(reply)
         assert failure.value.retryable
     assert endpoint.retry_after("2") == 2.0
-    assert endpoint.retry_after("soon") is None
-    assert endpoint.retry_after("Wed, 21 Oct 2015 07:28:00 GMT") == 0.0
+    assert endpoint.retry_after(" 0 ") == 0.0
+    for unsound in ("soon", "nan", "inf", "-inf", "-5", "1e308", "301", "", None):
+        assert endpoint.retry_after(unsound) is None
+    assert endpoint.retry_after("Wed, 21 Oct 2015 07:28:00 GMT") is None  # in the past
 
 
 def test_local_backend_needs_torch(instance_file, tmp_path, monkeypatch, capsys):
@@ -379,8 +391,164 @@ def test_local_backend_with_a_tiny_model(instances, instance_file, tmp_path):
     assert run_eval(instance_file, "--out", out, "--local", folder, *options) == 0
     records = read_run(out)
     assert sorted(record["id"] for record in records) == sorted(i.id for i in instances[:2])
+    request = {
+        "backend": "local",
+        "system": None,
+        "max_tokens": 8,
+        "temperature": 0.0,
+        "top_p": None,
+        "seed": 0,
+    }
     for record in records:
         assert set(record) == RECORD_KEYS and record["model"] == "tiny"
+        assert record["request"] == request
         assert record["finish_reason"] in {"stop", "length"} and record["error"] is None
         assert 1 <= record["usage"]["completion_tokens"] <= 8
         assert record["usage"]["prompt_tokens"] > 10
+
+
+def test_openai_api_key_is_read_by_default(instances, instance_file, tmp_path, monkeypatch):
+    with ChatServer(reference_policy(instances), api_key="sk-ambient") as server:
+        assert eval_against(server, instance_file, tmp_path / "none.jsonl", "--limit", 1) == 1
+        assert read_run(tmp_path / "none.jsonl")[0]["error"].startswith("HTTP 401")
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-ambient")
+        assert eval_against(server, instance_file, tmp_path / "run.jsonl", "--limit", 1) == 0
+        assert server.headers[-1]["Authorization"] == "Bearer sk-ambient"
+        monkeypatch.setenv("ARGC_TEST_KEY", "sk-other")
+        out = tmp_path / "other.jsonl"
+        assert (
+            eval_against(server, instance_file, out, "--limit", 1, "--api-key-env", "ARGC_TEST_KEY")
+            == 1
+        )
+        assert server.headers[-1]["Authorization"] == "Bearer sk-other"
+
+
+def test_total_deadline_cuts_a_trickling_reply(instances, instance_file, tmp_path):
+    out = tmp_path / "run.jsonl"
+    # One byte every 0.2 s: no single read waits long enough for a socket timeout.
+    with ChatServer(reference_policy(instances), trickle=0.2) as server:
+        started = time.monotonic()
+        rc = eval_against(server, instance_file, out, "--limit", 1, "--timeout", 1, "--retries", 0)
+        elapsed = time.monotonic() - started
+    assert rc == 1
+    (record,) = read_run(out)
+    assert record["error"] == "no complete reply within 1 s (--timeout)"
+    assert record["attempts"] == 1 and 1.0 <= record["latency_s"] <= 2.0
+    assert elapsed < 5
+
+
+@pytest.mark.parametrize("declare_length", [True, False])
+def test_huge_reply_is_refused_at_the_cap(instances, instance_file, tmp_path, declare_length):
+    out = tmp_path / "run.jsonl"
+    policy = reference_policy(instances)
+    with ChatServer(policy, padding=300_000, declare_length=declare_length) as server:
+        options = ("--limit", 1, "--max-reply-bytes", 100_000, "--retries", 3)
+        assert eval_against(server, instance_file, out, *options) == 1
+        assert len(server.bodies) == 1  # not retried
+    (record,) = read_run(out)
+    assert record["error"].startswith("reply too large") and "--max-reply-bytes" in record["error"]
+    assert record["attempts"] == 1 and record["response"] == ""
+    with ChatServer(policy, padding=300_000, declare_length=declare_length) as server:
+        assert eval_against(server, instance_file, out, "--retry-errors", "--limit", 1) == 0
+    assert read_run(out)[0]["success"]  # under the default cap
+
+
+@pytest.mark.parametrize(
+    "header", ["nan", "inf", "-5", "1e308", "soon", "Wed, 21 Oct 2015 07:28:00 GMT"]
+)
+def test_unsound_retry_after_falls_back_to_backoff(
+    instances, instance_file, tmp_path, monkeypatch, header
+):
+    waits: list[float] = []
+    monkeypatch.setattr(endpoint.time, "sleep", waits.append)
+    out = tmp_path / "run.jsonl"
+    policy = reference_policy(instances)
+    with ChatServer(policy, fail_first=2, fail_status=429, retry_after=header) as server:
+        assert eval_against(server, instance_file, out, "--limit", 1, "--concurrency", 1) == 0
+    (record,) = read_run(out)
+    assert record["attempts"] == 3 and record["success"] and record["error"] is None
+    base = endpoint.BACKOFF_BASE_S
+    assert len(waits) == 2
+    assert 0.5 * base <= waits[0] <= base and base <= waits[1] <= 2 * base
+
+
+def test_unknown_task_exits_before_any_request(instances, tmp_path, capsys):
+    rows = [json.loads(instance.to_json()) for instance in instances]
+    rows[1]["task"] = "made_up"
+    path = tmp_path / "instances.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    with ChatServer(reference_policy(instances)) as server:
+        assert eval_against(server, path, tmp_path / "run.jsonl") == 2
+        assert server.bodies == []
+    err = capsys.readouterr().err
+    assert "unknown task(s) made_up (1 instances)" in err and "--load" in err
+    assert not (tmp_path / "run.jsonl").exists()
+
+
+def test_load_lets_eval_score_a_new_task(tmp_path, monkeypatch, capsys):
+    example = Path(__file__).parent.parent / "examples" / "new_task" / "undercut_status.py"
+    load_tasks(example)
+    made = [generate("undercut_status", 3, Ordering("last-link", "elitist"), s) for s in (0, 1)]
+    monkeypatch.delitem(framework.REGISTRY, "undercut_status")
+    path = write_instances(made, tmp_path)
+    out = tmp_path / "run.jsonl"
+    with ChatServer(reference_policy(made)) as server:
+        assert eval_against(server, path, out) == 2
+        assert server.bodies == [] and "unknown task(s) undercut_status" in capsys.readouterr().err
+        assert eval_against(server, path, out, "--load", example) == 0
+    records = read_run(out)
+    assert len(records) == 2 and all(record["success"] for record in records)
+
+
+def test_other_request_settings_are_refused(instances, instance_file, tmp_path, capsys):
+    out = tmp_path / "run.jsonl"
+    with ChatServer(reference_policy(instances)) as server:
+        assert eval_against(server, instance_file, out, "--limit", 1, "--temperature", 0.5) == 0
+        capsys.readouterr()
+        assert eval_against(server, instance_file, out, "--temperature", 0.7) == 2
+        assert len(server.bodies) == 1
+        err = capsys.readouterr().err
+        assert "temperature 0.5 (now 0.7)" in err and "write to another run file" in err
+        assert eval_against(server, instance_file, out, "--temperature", 0.5) == 0
+    assert len(read_run(out)) == len(instances)
+
+
+def test_second_writer_of_a_run_file_is_refused_at_once(instances, instance_file, tmp_path, capsys):
+    out = tmp_path / "run.jsonl"
+    answer = reference_policy(instances)
+    release = threading.Event()
+
+    def held(prompt: str) -> tuple[str, str]:
+        release.wait(10)
+        return answer(prompt)
+
+    with ChatServer(held) as server:
+        first = threading.Thread(
+            target=lambda: eval_against(server, instance_file, out, "--concurrency", 1)
+        )
+        first.start()
+        while not server.bodies:
+            time.sleep(0.01)
+        started = time.monotonic()
+        assert eval_against(server, instance_file, out) == 2
+        assert time.monotonic() - started < 1
+        release.set()
+        first.join(timeout=30)
+    err = capsys.readouterr().err
+    assert f"{out} is in use by another process" in err
+    ids = [record["id"] for record in read_run(out)]
+    assert sorted(ids) == sorted(instance.id for instance in instances)
+    assert len(server.bodies) == len(instances)
+    assert not (tmp_path / "run.jsonl.lock").exists()
+
+
+def test_run_file_symlink_refused_and_missing_folder_created(instances, instance_file, tmp_path):
+    target = tmp_path / "target.jsonl"
+    target.write_text("")
+    os.symlink(target, tmp_path / "link.jsonl")
+    nested = tmp_path / "runs" / "new" / "run.jsonl"
+    with ChatServer(reference_policy(instances)) as server:
+        assert eval_against(server, instance_file, tmp_path / "link.jsonl", "--limit", 1) == 2
+        assert server.bodies == [] and target.read_text() == ""
+        assert eval_against(server, instance_file, nested, "--limit", 1) == 0
+    assert len(read_run(nested)) == 1

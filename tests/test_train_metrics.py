@@ -17,6 +17,7 @@ import pytest
 from chat_server import ChatServer
 from eval_helpers import (
     fast_backoff,  # noqa: F401 - an autouse fixture
+    no_ambient_key,  # noqa: F401 - an autouse fixture
     tiny_model,
     write_instances,
 )
@@ -209,6 +210,7 @@ def test_sample_then_metrics(instances, instance_file, tmp_path):
         "ordering",
         "set",
         "sample",
+        "request",
         "response",
         "finish_reason",
         "native",
@@ -216,6 +218,9 @@ def test_sample_then_metrics(instances, instance_file, tmp_path):
         "checkpoint",
     }
     assert all(set(row) == keys and row["checkpoint"] == "rl" for row in rows)
+    request = {"backend": "endpoint", "system": None, "max_tokens": 65536, "temperature": 0.7}
+    assert all(row["request"] == request for row in rows)
+    assert all(body["max_tokens"] == 65536 for body in server.bodies)
     assert all(row["native"] == 1.0 for row in rows if row["success"])
     assert successes(out) == right
     with MultiChoiceServer(Policy(instances, base_right)) as server:
@@ -303,13 +308,36 @@ def test_failed_requests_are_not_recorded_and_are_redrawn(instances, instance_fi
 
 def test_bad_options_and_inputs(instance_file, tmp_path, capsys):
     out = tmp_path / "samples.jsonl"
-    assert run_sample(instance_file, "--k", 0, "--out", out, "--base-url", "http://x/v1") == 2
+    for option, value in (("--k", 0), ("--temperature", -1), ("--n-per-request", "2.5")):
+        with pytest.raises(SystemExit) as exit_code:
+            run_sample(instance_file, "--k", 2, option, value, "--out", out, "--base-url", "x")
+        assert exit_code.value.code == 2
     assert run_sample(instance_file, "--k", 2, "--out", out, "--base-url", "http://x/v1") == 2
     assert "--model" in capsys.readouterr().err
     empty = tmp_path / "empty.jsonl"
     empty.write_text("")
     assert run_metrics(empty, "--out", tmp_path / "report") == 2
     assert "no samples" in capsys.readouterr().err
+
+
+def test_other_settings_and_unknown_tasks_are_refused_before_any_request(
+    instances, instance_file, tmp_path, capsys
+):
+    right = dict.fromkeys((instance.id for instance in instances), 1)
+    out = tmp_path / "samples.jsonl"
+    with ChatServer(Policy(instances, right)) as server:
+        common = ("--k", 1, "--limit", 1, "--out", out, "--base-url", server.url, "--model", "m")
+        assert run_sample(instance_file, *common) == 0
+        capsys.readouterr()
+        assert run_sample(instance_file, *common, "--top-p", 0.5, "--k", 2) == 2
+        assert "top_p None (now 0.5)" in capsys.readouterr().err
+        rows = [json.loads(line) for line in instance_file.read_text().splitlines()]
+        rows[0]["task"] = "made_up"
+        instance_file.write_text("".join(json.dumps(row) + "\n" for row in rows))
+        assert run_sample(instance_file, *common, "--k", 2) == 2
+        assert "unknown task(s) made_up" in capsys.readouterr().err
+        assert len(server.bodies) == 1
+    assert len(records(out)) == 1
 
 
 def test_ceiling_falls_back_to_the_fewest_samples():

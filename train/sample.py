@@ -1,7 +1,7 @@
 """`argc sample`: k scored samples per instance from an OpenAI-compatible endpoint or a local
 transformers model, appended to a JSONL file one record per (instance, sample) as they arrive
-(resumable); and `argc sample-metrics`: strict pass@k, SG/CG, heatmaps and gain correlations
-of sample files (see `argc.train.metrics`)."""
+(resumable with the same settings); and `argc sample-metrics`: strict pass@k, SG/CG, heatmaps
+and gain correlations of sample files (see `argc.train.metrics`)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import argparse
 import sys
 import threading
 from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,19 +23,23 @@ from argc.bench.evaluate import (
     EXIT_INTERRUPTED,
     EXIT_OK,
     RunWriter,
-    check_numbers,
+    add_backend_options,
     check_owner,
+    check_requests,
     endpoint_client,
     input_error,
     instance_fields,
-    load_instances,
     model_name,
     read_run,
+    read_tasks_and_instances,
+    request_record,
     rewrite_run,
     work_concurrently,
 )
-from argc.bench.local import LOCAL_MAX_TOKENS, load_local
+from argc.bench.local import load_local
 from argc.dsl.errors import ArgcError, InputError
+from argc.files import exclusive
+from argc.options import positive_int
 from argc.tasks import Instance, score
 from argc.train import metrics
 
@@ -49,49 +54,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.description = (
         "Draw K samples per instance from an OpenAI-compatible chat endpoint (--base-url) or a"
         " local transformers model (--local), score each with the task's scorer and append one"
-        " record per (instance, sample) to SAMPLES.jsonl. A rerun draws only the samples"
-        " missing (a larger --k adds samples). Exit 1 when some requests failed (rerun to"
-        " retry them), 130 when interrupted."
+        " record per (instance, sample) to SAMPLES.jsonl, with the request settings that"
+        " produced it. A rerun draws only the samples missing (a larger --k adds samples) and"
+        " refuses other settings; one process at a time writes a samples file. Exit 1 when some"
+        " requests failed (rerun to retry them), 2 on bad input, 130 when interrupted."
     )
     parser.add_argument("instances", type=Path, metavar="INSTANCES.jsonl|DIR")
-    parser.add_argument("--k", type=int, required=True, metavar="K", help="samples per instance")
+    parser.add_argument(
+        "--k", type=positive_int, required=True, metavar="K", help="samples per instance"
+    )
     parser.add_argument("--out", type=Path, required=True, metavar="SAMPLES.jsonl")
-    backend = parser.add_mutually_exclusive_group(required=True)
-    backend.add_argument("--base-url", metavar="URL", help="e.g. http://127.0.0.1:8000/v1")
-    backend.add_argument("--local", type=Path, metavar="MODEL_DIR", help="a transformers folder")
-    parser.add_argument("--model", help="the model name (required with --base-url)")
     parser.add_argument(
         "--label", metavar="NAME", help="the checkpoint named in the records (default: model)"
     )
-    parser.add_argument("--api-key-env", metavar="VAR", help="environment variable with the key")
-    parser.add_argument("--temperature", type=float, default=1.0, metavar="T", help="default 1")
-    parser.add_argument("--top-p", type=float, metavar="P")
-    parser.add_argument(
-        "--max-tokens",
-        type=int,
-        metavar="N",
-        help=f"default: the server's; {LOCAL_MAX_TOKENS} with --local",
-    )
-    parser.add_argument("--concurrency", type=int, default=8, metavar="N", help="requests at once")
+    add_backend_options(parser, temperature=1.0, temperature_help="default 1")
     parser.add_argument(
         "--n-per-request",
-        type=int,
+        type=positive_int,
         default=1,
         metavar="N",
         help="samples asked of one request (the `n` field, for servers that support it; the"
         " samples a server does not return are asked for again)",
     )
-    parser.add_argument("--batch-size", type=int, default=8, metavar="N", help="with --local")
-    parser.add_argument("--seed", type=int, default=0, help="the sampling seed with --local")
-    parser.add_argument("--system", metavar="PROMPT", help="a system message before each prompt")
-    parser.add_argument("--extra-body", metavar="JSON", help="fields merged into each request")
-    parser.add_argument(
-        "--timeout", type=float, default=600.0, metavar="SECONDS", help="per request socket"
-    )
-    parser.add_argument(
-        "--retries", type=int, default=5, metavar="N", help="retries of transient failures"
-    )
-    parser.add_argument("--limit", type=int, metavar="N", help="only the first N instances")
 
 
 def add_metrics_arguments(parser: argparse.ArgumentParser) -> None:
@@ -106,11 +90,11 @@ def add_metrics_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--baseline", type=Path, metavar="BASE_SAMPLES.jsonl")
     parser.add_argument("--out", type=Path, required=True, metavar="DIR")
     parser.add_argument(
-        "--max-k", type=int, default=metrics.MAX_K, metavar="K", help="largest k shown"
+        "--max-k", type=positive_int, default=metrics.MAX_K, metavar="K", help="largest k shown"
     )
     parser.add_argument(
         "--ceiling-k",
-        type=int,
+        type=positive_int,
         default=metrics.CEILING_K,
         metavar="K",
         help="the k of CG (fewer when instances have fewer samples)",
@@ -131,38 +115,22 @@ class Outcome:
 
 def run(args: argparse.Namespace) -> int:
     """`argc sample`; returns the exit code."""
-    try:
-        check_numbers(args, ("k", "concurrency", "n_per_request", "batch_size", "max_tokens"))
-        if args.temperature < 0:
-            raise ArgcError(f"--temperature must be >= 0, not {args.temperature}")
-        label = args.label or model_name(args)
-        instances = load_instances(args.instances)[: args.limit]
-        done = prepare_samples(args.out, label)
-        jobs = plan_jobs(instances, done, args.k, args.n_per_request if args.local is None else 1)
-        draw = _backend(args, jobs)
-        writer = RunWriter(args.out)
-    except (ArgcError, ValueError, OSError) as error:
-        return input_error("sample", args.out, error)
-    total = sum(len(indices) for _, indices in jobs)
-    outcome = Outcome()
-    stop = threading.Event()
-    with writer, tqdm(total=total, desc=f"sample {label}", disable=not total) as progress:
-
-        def record(instance: Instance, index: int, completion: Completion) -> None:
-            if completion.error is None:
-                writer.write(sample_record(instance, index, completion, label))
-                outcome.written += 1
-            else:
-                outcome.failed += 1
-                outcome.first_error = outcome.first_error or completion.error
-            progress.update()
-            progress.set_postfix(failed=outcome.failed, refresh=False)
-
+    with ExitStack() as stack:
         try:
-            draw(jobs, record, stop)
-        except KeyboardInterrupt:
-            stop.set()
-    if stop.is_set():
+            label = args.label or model_name(args)
+            instances = read_tasks_and_instances(args)
+            stack.enter_context(exclusive(args.out))
+            request = request_record(args)
+            done = prepare_samples(args.out, label, request)
+            per_request = args.n_per_request if args.local is None else 1
+            jobs = plan_jobs(instances, done, args.k, per_request)
+            draw = _backend(args, jobs)
+            writer = stack.enter_context(RunWriter(args.out))
+        except (ArgcError, ValueError, OSError) as error:
+            return input_error("sample", args.out, error)
+        outcome, stopped = _draw(jobs, draw, writer, label, request)
+    total = sum(len(indices) for _, indices in jobs)
+    if stopped:
         print(
             f"argc sample: interrupted; {outcome.written} of {total} samples written to {args.out}",
             file=sys.stderr,
@@ -179,14 +147,46 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _draw(
+    jobs: list[Job], draw: Draw, writer: RunWriter, label: str, request: dict[str, Any]
+) -> tuple[Outcome, bool]:
+    """Draw the jobs' samples, appending a record for each that succeeded; returns what was
+    done and whether the run was interrupted."""
+    total = sum(len(indices) for _, indices in jobs)
+    outcome = Outcome()
+    stop = threading.Event()
+    with tqdm(total=total, desc=f"sample {label}", disable=not total) as progress:
+
+        def record(instance: Instance, index: int, completion: Completion) -> None:
+            if completion.error is None:
+                writer.write(sample_record(instance, index, completion, label, request))
+                outcome.written += 1
+            else:
+                outcome.failed += 1
+                outcome.first_error = outcome.first_error or completion.error
+            progress.update()
+            progress.set_postfix(failed=outcome.failed, refresh=False)
+
+        try:
+            draw(jobs, record, stop)
+        except KeyboardInterrupt:
+            stop.set()
+    return outcome, stop.is_set()
+
+
 def sample_record(
-    instance: Instance, index: int, completion: Completion, checkpoint: str
+    instance: Instance,
+    index: int,
+    completion: Completion,
+    checkpoint: str,
+    request: dict[str, Any],
 ) -> dict[str, Any]:
     """The record of one sample, scored by the task's scorer."""
     result = score(instance, completion.response)
     return {
         **instance_fields(instance),
         "sample": index,
+        "request": request,
         "response": completion.response,
         "finish_reason": completion.finish_reason,
         "native": round(result.native, 6),
@@ -195,15 +195,17 @@ def sample_record(
     }
 
 
-def prepare_samples(path: Path, checkpoint: str) -> set[tuple[str, int]]:
+def prepare_samples(path: Path, checkpoint: str, request: dict[str, Any]) -> set[tuple[str, int]]:
     """The (id, sample) pairs already in the samples file, which must be the same
-    checkpoint's; a torn last line is dropped (the file is rewritten atomically)."""
+    checkpoint's with the same request settings; a torn last line is dropped (the file is
+    rewritten atomically)."""
     records, torn = read_run(path)
     for number, record in enumerate(records, start=1):
         if not isinstance(record.get("sample"), int) or isinstance(record["sample"], bool):
             raise InputError(f"record {number} has no sample index", filename=str(path))
     advice = "write to another file or pass --label"
     check_owner(path, records, "checkpoint", checkpoint, what="samples", advice=advice)
+    check_requests(path, records, request, advice="write to another file")
     if torn:
         rewrite_run(path, records)
     return {(record["id"], record["sample"]) for record in records}
@@ -253,7 +255,6 @@ def _backend(args: argparse.Namespace, jobs: list[Job]) -> Draw:
         return lambda jobs, record, stop: None
 
     def draw(jobs: list[Job], record: Record, stop: threading.Event) -> None:
-        model.torch.manual_seed(args.seed)
         samples = [(instance, index) for instance, indices in jobs for index in indices]
         model.complete_in_batches(
             samples,
@@ -316,9 +317,6 @@ def _summary(path: Path, checkpoint: str, selected: set[str], k: int) -> None:
 def run_metrics(args: argparse.Namespace) -> int:
     """`argc sample-metrics`; returns the exit code."""
     try:
-        for name in ("max_k", "ceiling_k"):
-            if getattr(args, name) < 1:
-                raise ArgcError(f"--{name.replace('_', '-')} must be at least 1")
         prompts = [prompt for path in args.samples for prompt in metrics.read_samples(path)]
         if len({(p.checkpoint, p.id) for p in prompts}) < len(prompts):
             raise ArgcError("an instance of one checkpoint appears in two sample files")
