@@ -93,9 +93,15 @@ def add_load_option(parser: argparse.ArgumentParser) -> None:
 
 
 def load_task_files(paths: Iterable[Path]) -> None:
-    """Import the task files of --load."""
+    """Import the task files of --load; ArgcError naming the file when one fails (a task file
+    is user code: whatever it raises is reported, not shown as a traceback)."""
     for path in paths:
-        load_tasks(path)
+        try:
+            load_tasks(path)
+        except ArgcError:
+            raise
+        except Exception as error:  # noqa: BLE001 - user code
+            raise ArgcError(f"{path}: cannot load tasks: {type(error).__name__}: {error}") from None
 
 
 def require_known_tasks(instances: list[Instance], source: Path) -> None:

@@ -201,6 +201,14 @@ def test_score_refuses_unknown_tasks(instances, tmp_path, capsys) -> None:
     assert "unknown task(s) made_up (1 instances)" in err and "--load" in err
 
 
+def test_a_broken_task_file_is_a_clear_error(tmp_path, capsys) -> None:
+    broken = tmp_path / "broken.py"
+    broken.write_text("def oops(:\n")
+    assert main([*BASE, "--load", str(broken)]) == 2
+    err = capsys.readouterr().err
+    assert "broken.py: cannot load tasks: SyntaxError" in err and "Traceback" not in err
+
+
 # argc curriculum
 
 
