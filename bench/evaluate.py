@@ -204,19 +204,26 @@ Answer = Callable[[list[Instance], Callable[[Instance, Completion], None], threa
 
 
 def read_tasks_and_instances(args: argparse.Namespace) -> list[Instance]:
-    """Load the task files of --load and read the first --limit instances, whose tasks must
-    all be known; make the sampling defaults explicit (they are recorded); refuse a run file
-    that is not a regular file. Nothing has been sent yet."""
-    load_task_files(args.load)
+    """Check what a run needs before anything is sent: the run file is a regular file (or
+    new), the task files of --load load, and the first --limit instances all have known
+    tasks; also make the sampling defaults explicit (they are recorded). Returns the
+    instances."""
     regular_output(args.out)
+    load_task_files(args.load)
+    explicit_defaults(args)
+    instances = load_instances(args.instances)[: args.limit]
+    require_known_tasks(instances, args.instances)
+    return instances
+
+
+def explicit_defaults(args: argparse.Namespace) -> None:
+    """Set --max-tokens and --temperature when not given: ArgGYM's settings with an endpoint,
+    greedy decoding and a short budget with --local."""
     local = args.local is not None
     if args.max_tokens is None:
         args.max_tokens = LOCAL_MAX_TOKENS if local else DEFAULT_MAX_TOKENS
     if args.temperature is None:
         args.temperature = LOCAL_TEMPERATURE if local else DEFAULT_TEMPERATURE
-    instances = load_instances(args.instances)[: args.limit]
-    require_known_tasks(instances, args.instances)
-    return instances
 
 
 def model_name(args: argparse.Namespace) -> str:
