@@ -194,6 +194,14 @@ class _Watched:
 
         class Connection(http_class):
             def connect(self) -> None:
+                create = self._create_connection
+
+                def created(*args: Any, **kwargs: Any) -> socket.socket:
+                    made = create(*args, **kwargs)
+                    deadline.watch(made)  # the TLS handshake and a proxy tunnel too
+                    return made
+
+                self._create_connection = created
                 super().connect()
                 deadline.watch(self.sock)
 

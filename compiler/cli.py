@@ -1,4 +1,4 @@
-"""The engine's commands: `argc check` and `argc query`."""
+"""The engine's commands: `argc check`, `argc query` and `argc af`."""
 
 from __future__ import annotations
 
@@ -9,12 +9,23 @@ import time
 from dataclasses import replace
 
 from argc.compiler.control import LimitExceeded, Limits, ProgramError
+from argc.compiler.frameworks import solve_framework
+from argc.compiler.graph import EXPORT_FORMATS, export
 from argc.compiler.guard import Watchdog, cap_memory
-from argc.compiler.report import as_record, summary
+from argc.compiler.report import (
+    SHOWABLE,
+    as_record,
+    framework_record,
+    framework_summary,
+    summary,
+)
+from argc.compiler.solution import Solution
 from argc.compiler.solve import query, solve
 from argc.dsl.errors import InputError
+from argc.dsl.iccma import Framework, read_framework
 from argc.dsl.ir import PRINCIPLES, READINGS, SEMANTICS, SET_COMPARISONS, Literal, Ordering
 from argc.dsl.parser import read_text, read_theory
+from argc.files import STDOUT, OutputError, write_output
 from argc.options import positive_int, seconds
 
 EXIT_OK, EXIT_INCONSISTENT, EXIT_INPUT_ERROR = 0, 1, 2
@@ -29,7 +40,7 @@ def _literal(text: str) -> Literal:
 
 
 def register(commands: argparse._SubParsersAction) -> None:
-    """Add `check` and `query` to the `argc` command line."""
+    """Add `check`, `query` and `af` to the `argc` command line."""
     check = commands.add_parser(
         "check",
         help="solve theories and report statuses, extensions and consistency",
@@ -48,6 +59,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         metavar="LITERAL",
         help="explain why LITERAL has its status (repeatable; write --explain=-a for -a)",
     )
+    _add_graph_options(check)
     _add_limits(check)
     ask = commands.add_parser(
         "query",
@@ -61,6 +73,57 @@ def register(commands: argparse._SubParsersAction) -> None:
     ask.add_argument("program", metavar="QUERY.lp")
     add_ordering(ask)
     _add_limits(ask)
+    _register_af(commands)
+
+
+def _add_graph_options(check: argparse.ArgumentParser) -> None:
+    check.add_argument(
+        "--graph",
+        action="store_true",
+        help="with --json: add the argument graph (arguments, attacks, defeats)",
+    )
+    check.add_argument(
+        "--show",
+        action="append",
+        choices=tuple(SHOWABLE),
+        default=[],
+        help="list the arguments or the attacks in the report (repeatable)",
+    )
+    check.add_argument(
+        "--export",
+        choices=EXPORT_FORMATS,
+        help="write the framework: Graphviz dot (attacks and grounded labels) or the ICCMA"
+        " formats apx and af (arguments and defeats); takes one FILE",
+    )
+    check.add_argument(
+        "--out",
+        default=STDOUT,
+        metavar="PATH",
+        help="where --export writes (default '-': standard output, instead of the report)",
+    )
+
+
+def _register_af(commands: argparse._SubParsersAction) -> None:
+    solve_af = commands.add_parser(
+        "af",
+        help="solve abstract argumentation frameworks (ICCMA .apx or .af files)",
+        description="Solve each framework under a semantics: its extensions (the first"
+        " --max-extensions), the credulously and skeptically accepted arguments, and the"
+        " answers to --credulous / --skeptical. In an .af file arguments are named 1..N.",
+    )
+    solve_af.set_defaults(handler=_af)
+    solve_af.add_argument("files", nargs="+", metavar="FILE")
+    solve_af.add_argument("--semantics", choices=SEMANTICS, default="grounded")
+    solve_af.add_argument("--json", action="store_true", help="one JSON object per file per line")
+    for mode in ("credulous", "skeptical"):
+        solve_af.add_argument(
+            f"--{mode}",
+            action="append",
+            default=[],
+            metavar="ARGUMENT",
+            help=f"is ARGUMENT {mode}ly accepted? (repeatable)",
+        )
+    _add_limits(solve_af)
 
 
 def add_ordering(parser: argparse.ArgumentParser) -> None:
@@ -91,7 +154,7 @@ def _add_limits(parser: argparse.ArgumentParser) -> None:
         type=positive_int,
         default=Limits.extensions,
         metavar="N",
-        help="stop with an error past N extensions (conflict-free and admissible sets abound)",
+        help="list at most the first N extensions (acceptance still counts every one)",
     )
     parser.add_argument(
         "--max-memory",
@@ -151,17 +214,36 @@ def _check_file(path: str, args: argparse.Namespace, watchdog: Watchdog) -> int:
             limits=limits,
         )
     except (InputError, LimitExceeded) as error:
-        message = str(error) if isinstance(error, InputError) else _limit_message(path, error)
-        if args.json:
-            print(json.dumps({"file": path, "error": message}), flush=True)
-        print(message, file=sys.stderr, flush=True)
-        return EXIT_INPUT_ERROR
+        return _failed(path, error, args.json)
     finally:
         watchdog.disarm()
-    if args.json:
-        print(json.dumps(as_record(solution, path, args.explain)), flush=True)
-    else:
-        print(summary(solution, path, args.explain), flush=True)
+    return _present(solution, path, args)
+
+
+def _failed(path: str, error: InputError | LimitExceeded, as_json: bool) -> int:
+    """Report a file's input error or exceeded limit (also as a JSON record)."""
+    message = str(error) if isinstance(error, InputError) else _limit_message(path, error)
+    if as_json:
+        print(json.dumps({"file": path, "error": message}), flush=True)
+    print(message, file=sys.stderr, flush=True)
+    return EXIT_INPUT_ERROR
+
+
+def _present(solution: Solution, path: str, args: argparse.Namespace) -> int:
+    """Write the export asked for, print the report (unless the export took standard
+    output), and return the file's exit code."""
+    if args.export:
+        try:
+            write_output(args.out, export(solution, args.export))
+        except OutputError as error:
+            print(error, file=sys.stderr, flush=True)
+            return EXIT_INPUT_ERROR
+    if not (args.export and args.out == STDOUT):
+        if args.json:
+            report = json.dumps(as_record(solution, path, args.explain, args.graph))
+        else:
+            report = summary(solution, path, args.explain, args.show)
+        print(report, flush=True)
     return EXIT_OK if solution.consistent else EXIT_INCONSISTENT
 
 
@@ -192,5 +274,40 @@ def _query(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
+    if args.export and len(args.files) > 1:
+        print("argc check: --export takes one FILE", file=sys.stderr)
+        return EXIT_INPUT_ERROR
     watchdog = _guarded(args)
     return max(_check_file(path, args, watchdog) for path in args.files)
+
+
+def _queries(args: argparse.Namespace, framework: Framework, path: str) -> list[tuple[str, str]]:
+    """The (mode, argument) queries; InputError when one names no argument of the file."""
+    known = set(framework.arguments)
+    found = [(mode, name) for mode in ("credulous", "skeptical") for name in getattr(args, mode)]
+    for _, name in found:
+        if name not in known:
+            raise InputError(f"no argument named {name!r}", filename=path)
+    return found
+
+
+def _af_file(path: str, args: argparse.Namespace, watchdog: Watchdog) -> int:
+    limits = _clock(_limits(args), watchdog, path, args.json)
+    try:
+        framework = read_framework(path, deadline=_deadline(limits))
+        queries = _queries(args, framework, path)
+        solution = solve_framework(framework, args.semantics, limits)
+    except (InputError, LimitExceeded) as error:
+        return _failed(path, error, args.json)
+    finally:
+        watchdog.disarm()
+    if args.json:
+        print(json.dumps(framework_record(solution, path, queries)), flush=True)
+    else:
+        print(framework_summary(solution, path, queries), flush=True)
+    return EXIT_OK
+
+
+def _af(args: argparse.Namespace) -> int:
+    watchdog = _guarded(args)
+    return max(_af_file(path, args, watchdog) for path in args.files)

@@ -12,14 +12,6 @@ def _strike(attack: Attack) -> str:
     return f"{attack.attacker} ({attack.kind}{where})"
 
 
-def _label(solution: Solution, argument: str) -> str:
-    if argument in solution.grounded:
-        return "in"
-    if any(defeater in solution.grounded for defeater in solution.defeaters(argument)):
-        return "out"
-    return "undecided"
-
-
 def _attacks_on(solution: Solution, argument: str) -> list[Attack]:
     return [attack for attack in solution.attacks if attack.attacked == argument]
 
@@ -46,7 +38,7 @@ def _failures(solution: Solution, argument: str, label: str) -> list[str]:
     wanted = "in" if label == "out" else "undecided"
     lines = []
     for attack in _attacks_on(solution, argument):
-        if attack.defeat and _label(solution, attack.attacker) == wanted:
+        if attack.defeat and solution.label(attack.attacker) == wanted:
             state = "in the grounded extension" if wanted == "in" else "itself undecided"
             lines.append(f"    defeated by {_strike(attack)}, {state}")
     return lines
@@ -71,18 +63,20 @@ def explain(solution: Solution, literal: Literal) -> list[str]:
             else ": no argument for it is accepted, and not every one is defeated"
         )
         for name in supporting:
-            label = _label(solution, name)
+            label = solution.label(name)
             lines.append(f"  argument {name} is {label}")
             lines += _failures(solution, name, label)
     if solution.semantics != "grounded":
         acceptance = solution.acceptance(literal)
         count = sum(1 for extension in solution.extensions if extension & set(supporting))
-        if not solution.extensions:
+        listed = f"{len(solution.extensions)} extensions"
+        if solution.more_extensions:
+            listed = f"the first {listed} listed (more exist)"
+        if not solution.exists:
             lines.append(f"  under {solution.semantics} semantics: no extension exists")
         else:
             lines.append(
-                f"  under {solution.semantics} semantics: in {count} of"
-                f" {len(solution.extensions)} extensions (credulous: {acceptance.credulous},"
-                f" skeptical: {acceptance.skeptical})"
+                f"  under {solution.semantics} semantics: in {count} of {listed}"
+                f" (credulous: {acceptance.credulous}, skeptical: {acceptance.skeptical})"
             )
     return lines

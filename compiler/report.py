@@ -1,17 +1,28 @@
-"""Presenting a solution: the JSON record of `argc check --json` and the human summary."""
+"""Presenting a solution: the JSON record of `argc check --json` and the human summary, and
+the same for an abstract framework solved by `argc af`."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from argc.compiler.explain import explain
-from argc.compiler.solution import Solution
+from argc.compiler.frameworks import FrameworkSolution
+from argc.compiler.graph import argument_lines, attack_lines, graph_record
+from argc.compiler.solution import Accepting, Solution
 from argc.dsl.ir import Literal
 
 #: Extensions listed in the human summary before "... and N more".
 SHOWN_EXTENSIONS = 20
+#: What `--show` can add to the human summary, and the lines it adds.
+SHOWABLE = {"arguments": argument_lines, "attacks": attack_lines}
 
 
-def as_record(solution: Solution, filename: str, explained: list[Literal] = ()) -> dict:
-    """The JSON object of one checked file (lists sorted, arguments named canonically)."""
+def as_record(
+    solution: Solution, filename: str, explained: Sequence[Literal] = (), graph: bool = False
+) -> dict:
+    """The JSON object of one checked file (lists sorted, arguments named canonically);
+    `more_extensions` appears when only the first extensions are listed, `graph` (arguments,
+    attacks, defeats) when asked for."""
     claims = solution.theory.claims()
     record = {
         "file": filename,
@@ -21,18 +32,33 @@ def as_record(solution: Solution, filename: str, explained: list[Literal] = ()) 
         "semantics": solution.semantics,
         "arguments": sorted(solution.arguments),
         "defeats": [list(pair) for pair in solution.defeats],
-        "extensions": [sorted(extension) for extension in solution.extensions],
+        **_extensions_record(solution),
         "statuses": {str(literal): solution.status(literal) for literal in claims},
         "acceptance": {str(literal): vars(solution.acceptance(literal)) for literal in claims},
         "consistent": solution.consistent,
     }
     if explained:
         record["explanations"] = {str(literal): explain(solution, literal) for literal in explained}
+    if graph:
+        record["graph"] = graph_record(solution)
     return record
 
 
-def summary(solution: Solution, filename: str, explained: list[Literal] = ()) -> str:
-    """A readable report: counts, statuses (and acceptance), extensions, explanations."""
+def _extensions_record(solution: Accepting) -> dict:
+    record: dict = {"extensions": [sorted(extension) for extension in solution.extensions]}
+    if solution.more_extensions:
+        record["more_extensions"] = True
+    return record
+
+
+def summary(
+    solution: Solution,
+    filename: str,
+    explained: Sequence[Literal] = (),
+    show: Sequence[str] = (),
+) -> str:
+    """A readable report: counts, the arguments and attacks asked for by `show`, statuses
+    (and acceptance), extensions, explanations."""
     kinds = solution.attacks_by_kind()
     lines = [
         f"{filename}: {solution.ordering}, {solution.semantics} semantics",
@@ -40,6 +66,8 @@ def summary(solution: Solution, filename: str, explained: list[Literal] = ()) ->
         f" ({', '.join(f'{count} {kind}' for kind, count in kinds.items())});"
         f" {len(solution.defeats)} defeats",
     ]
+    for part in dict.fromkeys(show):
+        lines += SHOWABLE[part](solution)
     queried = set(solution.theory.queries)
     width = max((len(str(literal)) for literal in solution.theory.claims()), default=0)
     grounded_only = solution.semantics == "grounded"
@@ -49,20 +77,11 @@ def summary(solution: Solution, filename: str, explained: list[Literal] = ()) ->
         row = f"  {str(literal).ljust(width)}  {solution.status(literal):<15}"
         if not grounded_only:
             acceptance = solution.acceptance(literal)
-            row += f"  {'yes' if acceptance.credulous else 'no':<9}  "
-            row += "yes" if acceptance.skeptical else "no"
+            row += f"  {_yes(acceptance.credulous):<9}  {_yes(acceptance.skeptical)}"
         if literal in queried:
             row += "  (queried)"
         lines.append(row.rstrip())
-    count = len(solution.extensions)
-    if count == 0:
-        lines.append(f"  no {solution.semantics} extension exists")
-    else:
-        lines.append(f"  {solution.semantics} extensions: {count}")
-        for extension in solution.extensions[:SHOWN_EXTENSIONS]:
-            lines.append("    {" + ", ".join(sorted(extension)) + "}")
-        if count > SHOWN_EXTENSIONS:
-            lines.append(f"    ... and {count - SHOWN_EXTENSIONS} more (see --json)")
+    lines += _extension_lines(solution, solution.semantics)
     lines.append(
         "  consistent"
         if solution.consistent
@@ -70,4 +89,80 @@ def summary(solution: Solution, filename: str, explained: list[Literal] = ()) ->
     )
     for literal in explained:
         lines += ["", *explain(solution, literal)]
+    return "\n".join(lines)
+
+
+def _yes(value: bool) -> str:
+    return "yes" if value else "no"
+
+
+def _extension_lines(solution: Accepting, semantics: str) -> list[str]:
+    """How many extensions, then the first SHOWN_EXTENSIONS of them."""
+    count = len(solution.extensions)
+    if not solution.exists:
+        return [f"  no {semantics} extension exists: nothing is accepted"]
+    if solution.more_extensions:
+        head = f"  {semantics} extensions: the first {count} found (more exist; acceptance"
+        head += " counts every extension)"
+    else:
+        head = f"  {semantics} extensions: {count}"
+    lines = [head]
+    lines += [
+        "    {" + ", ".join(sorted(found)) + "}" for found in solution.extensions[:SHOWN_EXTENSIONS]
+    ]
+    if count > SHOWN_EXTENSIONS:
+        lines.append(f"    ... and {count - SHOWN_EXTENSIONS} more (see --json)")
+    return lines
+
+
+# Abstract frameworks ---------------------------------------------------------------------
+
+
+def framework_record(
+    solution: FrameworkSolution, filename: str, queries: Sequence[tuple[str, str]] = ()
+) -> dict:
+    """The JSON object of one solved framework; `answers` for the `(mode, argument)` queries
+    (mode `credulous` or `skeptical`) when there are any."""
+    record = {
+        "file": filename,
+        "semantics": solution.semantics,
+        "arguments": len(solution.framework.arguments),
+        "attacks": len(solution.framework.attacks),
+        **_extensions_record(solution),
+        "exists": solution.exists,
+        "credulous": sorted(solution.credulous),
+        "skeptical": sorted(solution.skeptical),
+    }
+    if queries:
+        record["answers"] = [
+            {"argument": argument, "mode": mode, "accepted": _answer(solution, mode, argument)}
+            for mode, argument in queries
+        ]
+    return record
+
+
+def _answer(solution: FrameworkSolution, mode: str, argument: str) -> bool:
+    return getattr(solution.acceptance(argument), mode)
+
+
+def framework_summary(
+    solution: FrameworkSolution, filename: str, queries: Sequence[tuple[str, str]] = ()
+) -> str:
+    """A readable report of a solved framework: sizes, extensions, the accepted arguments and
+    the answers to the queries."""
+    semantics = solution.semantics
+    lines = [
+        f"{filename}: {len(solution.framework.arguments)} arguments,"
+        f" {len(solution.framework.attacks)} attacks; {semantics} semantics",
+        *_extension_lines(solution, semantics),
+    ]
+    if solution.exists:
+        for mode in ("credulous", "skeptical"):
+            accepted = sorted(getattr(solution, mode))
+            lines.append(f"  {mode}ly accepted: {', '.join(accepted) if accepted else 'none'}")
+    for mode, argument in queries:
+        answer = _yes(_answer(solution, mode, argument))
+        if not solution.exists:
+            answer += f" (no {semantics} extension exists)"
+        lines.append(f"  {argument} {mode}: {answer}")
     return "\n".join(lines)

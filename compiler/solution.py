@@ -47,13 +47,34 @@ class Acceptance:
     skeptical: bool
 
 
+class Accepting:
+    """The extensions found (the first ones when `more_extensions`) and acceptance over
+    every extension, found or not: the items in `credulous` and `skeptical`."""
+
+    extensions: tuple[frozenset[str], ...]
+    more_extensions: bool
+    credulous: frozenset
+    skeptical: frozenset
+
+    @property
+    def exists(self) -> bool:
+        """Whether there is an extension at all (stable semantics can have none)."""
+        return bool(self.extensions) or self.more_extensions
+
+    def acceptance(self, item) -> Acceptance:
+        """Credulous and skeptical acceptance of an item (a claim, or an argument)."""
+        return Acceptance(item in self.credulous, item in self.skeptical)
+
+
 @dataclass(frozen=True, eq=False)
-class Solution:
+class Solution(Accepting):
     """A theory solved under an ordering and a semantics.
 
     `statuses` are grounded claim statuses whatever the semantics; `extensions` are the
-    extensions of `semantics` (empty when none exists). `direct_attacks` are the attacks on
-    the attacked sub-argument itself; `attacks` adds every argument containing it.
+    extensions of `semantics` (empty when none exists), the first `Limits.extensions` found
+    when `more_extensions`; `credulous` and `skeptical` are the claims accepted over every
+    extension. `direct_attacks` are the attacks on the attacked sub-argument itself;
+    `attacks` adds every argument containing it.
     """
 
     theory: Theory
@@ -65,6 +86,9 @@ class Solution:
     grounded: frozenset[str]
     statuses: dict[Literal, str]
     extensions: tuple[frozenset[str], ...]
+    more_extensions: bool
+    credulous: frozenset[Literal]
+    skeptical: frozenset[Literal]
     consistent: bool
     timings: dict[str, float] = field(default_factory=dict, compare=False, repr=False)
 
@@ -114,16 +138,19 @@ class Solution:
         """The arguments that defeat `argument`, sorted by name."""
         return self._defeaters.get(argument, ())
 
+    def label(self, argument: str) -> str:
+        """The argument's grounded label: `in`, `out` (defeated by the grounded extension)
+        or `undecided`."""
+        if argument in self.grounded:
+            return "in"
+        if any(defeater in self.grounded for defeater in self.defeaters(argument)):
+            return "out"
+        return "undecided"
+
     def status(self, literal: Literal) -> str:
         """Grounded status of a claim; a literal the theory never names has no argument and
         is therefore overruled."""
         return self.statuses.get(literal, "overruled")
-
-    def acceptance(self, literal: Literal) -> Acceptance:
-        """Credulous and skeptical acceptance of a claim under the solution's semantics."""
-        supporting = {argument.name for argument in self.arguments_for(literal)}
-        hits = [bool(extension & supporting) for extension in self.extensions]
-        return Acceptance(credulous=any(hits), skeptical=bool(hits) and all(hits))
 
     def attacks_by_kind(self) -> dict[str, int]:
         counts = dict.fromkeys(ATTACK_KINDS, 0)

@@ -3,67 +3,17 @@
 from __future__ import annotations
 
 import time
+from collections import defaultdict
 from dataclasses import dataclass
 
 import clingo
 
 from argc.compiler.control import Limits, Session
-from argc.compiler.encodings import SEMANTICS_ENCODINGS, encoding_text, program_encodings
+from argc.compiler.encodings import SEMANTICS_ENCODINGS, program_encodings
 from argc.compiler.facts import literal_term, theory_facts
+from argc.compiler.reasoning import MAXIMAL_SETS, Question, reason
 from argc.compiler.solution import STATUSES, Argument, Attack, Solution
 from argc.dsl.ir import Literal, Ordering, Theory
-
-#: Semantics whose extensions are subset-maximal: enumerated with domain heuristics.
-_MAXIMAL_SETS = {"preferred", "naive", "semi-stable", "stage", "eager"}
-
-
-def _members(name: str):
-    def keep(model: clingo.Model) -> frozenset[clingo.Symbol]:
-        return frozenset(
-            symbol.arguments[0] for symbol in model.symbols(shown=True) if symbol.name == name
-        )
-
-    return keep
-
-
-_in_set, _range_set = _members("in"), _members("in_range")
-
-
-def _range_maximal(session: Session, arguments: list[clingo.Symbol], what: str) -> list:
-    """Semi-stable / stage: one model per maximal range (domRec), then every set with it."""
-    ranges = session.models(_range_set, what=f"{what} ranges")
-    session.control.configuration.solve.enum_mode = "auto"
-    extensions: list[frozenset] = []
-    for found in ranges:
-        assumptions = [
-            (clingo.Function("in_range", [argument]), argument in found) for argument in arguments
-        ]
-        extensions += session.models(_in_set, assumptions, what=f"{what} extensions")
-    return extensions
-
-
-def _admissible_core(session: Session, parts: list[tuple[str, str]]) -> frozenset:
-    """The largest admissible subset of the candidates `within/1` that `parts` define."""
-    session.ground([*parts, ("admissible_core", encoding_text("admissible_core"))])
-    return frozenset(symbol.arguments[0] for symbol in session.atoms("core_in", 1))
-
-
-def _extensions(session: Session, semantics: str, arguments: list[clingo.Symbol]) -> list:
-    if semantics == "grounded":
-        return [frozenset(symbol.arguments[0] for symbol in session.atoms("grounded_in", 1))]
-    if semantics in ("semi-stable", "stage"):
-        return _range_maximal(session, arguments, semantics)
-    if semantics == "ideal":
-        session.control.configuration.solve.enum_mode = "brave"
-        credulous = session.models(_in_set, what="brave consequences")[-1]
-        facts = "".join(f"cred({argument}).\n" for argument in credulous)
-        return [_admissible_core(session, [("ideal", facts), ("ideal", encoding_text("ideal"))])]
-    if semantics == "eager":
-        semi_stable = _range_maximal(session, arguments, "semi-stable")
-        common = frozenset.intersection(*semi_stable) if semi_stable else frozenset()
-        facts = "".join(f"within({argument}).\n" for argument in common)
-        return [_admissible_core(session, [("eager", facts)])]
-    return session.models(_in_set, what=f"{semantics} extensions")
 
 
 def _list_items(symbol: clingo.Symbol) -> list[clingo.Symbol]:
@@ -124,6 +74,17 @@ class _Reader:
             attacks.append(Attack(attacker, on, on, kind.name, (attacker, on) in succeeded))
         return sorted(attacks, key=lambda x: (x.attacker, x.on, x.kind))
 
+    def claim_question(self) -> Question:
+        """Acceptance asked of each claim, held by the arguments concluding it."""
+        support: dict[clingo.Symbol, list[clingo.Symbol]] = defaultdict(list)
+        for symbol in self.session.atoms("conc", 2):
+            argument, literal = symbol.arguments
+            support[literal].append(argument)
+        return Question("concluded", {item: tuple(found) for item, found in support.items()})
+
+    def claims(self, symbols: frozenset[clingo.Symbol]) -> frozenset[Literal]:
+        return frozenset(self.literal(symbol) for symbol in symbols)
+
     def statuses(self) -> dict[Literal, str]:
         found = {}
         for status in STATUSES:
@@ -140,16 +101,21 @@ def _solve(
     if semantics not in SEMANTICS_ENCODINGS:
         raise ValueError(f"unknown semantics {semantics!r}")
     started = time.perf_counter()
-    session = Session(limits or Limits(), maximal_sets=semantics in _MAXIMAL_SETS)
-    session.load(program_encodings(ordering, semantics))
-    shows = "" if semantics == "grounded" else "#show in/1. #show in_range/1."
+    limits = limits or Limits()
+    session = Session(limits, maximal_sets=semantics in MAXIMAL_SETS)
+    if semantics == "grounded":
+        session.load(program_encodings(ordering, semantics))
+        shows = ""
+    else:
+        session.load((*program_encodings(ordering, semantics), "concluded"))
+        shows = "#show in/1. #show in_range/1. #show concluded/1."
     session.ground([("base", theory_facts(theory) + shows)])
     grounded_at = time.perf_counter()
 
     reader = _Reader(session, theory)
     numbers = [symbol.arguments[0] for symbol in session.atoms("arg", 1)]
     arguments = reader.arguments(numbers)
-    extensions = _extensions(session, semantics, numbers)
+    outcome = reason(session, semantics, numbers, reader.claim_question(), limits.extensions)
     solution = Solution(
         theory=theory,
         ordering=ordering,
@@ -160,8 +126,14 @@ def _solve(
         grounded=frozenset(reader.names[s.arguments[0]] for s in session.atoms("grounded_in", 1)),
         statuses=reader.statuses(),
         extensions=tuple(
-            sorted({frozenset(reader.names[a] for a in found) for found in extensions}, key=sorted)
+            sorted(
+                {frozenset(reader.names[a] for a in found) for found in outcome.extensions},
+                key=sorted,
+            )
         ),
+        more_extensions=outcome.more,
+        credulous=reader.claims(outcome.verdicts.credulous),
+        skeptical=reader.claims(outcome.verdicts.skeptical),
         consistent=not session.atoms("inconsistent", 0),
     )
     solution.timings.update(ground=grounded_at - started, total=time.perf_counter() - started)

@@ -635,6 +635,10 @@ def test_max_extensions_flag(tmp_path, capsys):
     path.write_text("".join(f"[premise: p{i}]\n" for i in range(6)), encoding="utf-8")
     args = ["check", str(path), "--semantics", "conflict-free", "--json"]
     assert main([*args, "--max-extensions", "64"]) == EXIT_OK
-    assert len(json.loads(capsys.readouterr().out)["extensions"]) == 64
-    assert main([*args, "--max-extensions", "63"]) == EXIT_INPUT_ERROR
-    assert "more than 63 conflict-free extensions" in capsys.readouterr().err
+    record = json.loads(capsys.readouterr().out)
+    assert len(record["extensions"]) == 64 and "more_extensions" not in record
+    # Past the limit, the first extensions are listed and acceptance still counts them all.
+    assert main([*args, "--max-extensions", "63"]) == EXIT_OK
+    record = json.loads(capsys.readouterr().out)
+    assert len(record["extensions"]) == 63 and record["more_extensions"] is True
+    assert record["acceptance"]["p0"] == {"credulous": True, "skeptical": False}

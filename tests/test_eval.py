@@ -4,6 +4,7 @@ retries, errors, resume, torn lines, interrupts, request bodies and keys."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import signal
@@ -552,3 +553,26 @@ def test_run_file_symlink_refused_and_missing_folder_created(instances, instance
         assert server.bodies == [] and target.read_text() == ""
         assert eval_against(server, instance_file, nested, "--limit", 1) == 0
     assert len(read_run(nested)) == 1
+
+
+def test_total_deadline_cuts_a_trickling_tls_handshake():
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(1)
+
+        def trickle() -> None:
+            connection, _ = listener.accept()
+            with connection, contextlib.suppress(OSError):
+                connection.recv(65536)  # the client hello
+                connection.sendall(b"\x16\x03\x03\x00\x50")  # a handshake record of 80 bytes
+                for _ in range(50):
+                    connection.sendall(b"\x02")
+                    time.sleep(0.2)
+
+        threading.Thread(target=trickle, daemon=True).start()
+        url = f"https://127.0.0.1:{listener.getsockname()[1]}/v1"
+        client = endpoint.ChatClient(url, "m", timeout=1.0, retries=0)
+        started = time.monotonic()
+        completion = client.complete("hello")
+    assert completion.error == "no complete reply within 1 s (--timeout)"
+    assert time.monotonic() - started < 2.0
