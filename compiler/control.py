@@ -115,9 +115,9 @@ class Budget:
         self._tick()
         return _ONE
 
-    def attack(self, _attacker: clingo.Symbol, attacked: clingo.Symbol) -> clingo.Symbol:
-        """`@attack(A, B) = 1`: an attack on B, which reaches every argument containing B."""
-        self.attacks += self._containing(attacked.number)
+    def attack(self, attackers: clingo.Symbol, attacked: clingo.Symbol) -> clingo.Symbol:
+        """`@attack(N, B) = 1`: N attacks on B, each reaching every argument containing B."""
+        self.attacks += attackers.number * self._containing(attacked.number)
         if self.attacks > self.limits.attacks:
             self._fail(f"the theory has more than {self.limits.attacks:,} attacks on sub-arguments")
         self._tick()
