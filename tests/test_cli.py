@@ -642,3 +642,181 @@ def test_max_extensions_flag(tmp_path, capsys):
     record = json.loads(capsys.readouterr().out)
     assert len(record["extensions"]) == 63 and record["more_extensions"] is True
     assert record["acceptance"]["p0"] == {"credulous": True, "skeptical": False}
+
+
+# The argument graph, exports and abstract frameworks ------------------------------------
+
+# THEORY's attacks as its comment derives them: (attacker, attacked, on, kind, defeat).
+ATTACKS = {
+    ("r2(c)", "r1(a)", "r1(a)", "rebut", True),
+    ("r2(c)", "r6(r1(a))", "r1(a)", "rebut", True),
+    ("r1(a)", "r2(c)", "r2(c)", "rebut", False),
+    ("r1(a)", "r5(b,r2(c))", "r2(c)", "rebut", False),
+    ("b", "-b", "-b", "undermine", True),
+    ("-b", "b", "b", "undermine", False),
+    ("-b", "r3(b)", "b", "undermine", False),
+    ("-b", "r5(b,r2(c))", "b", "undermine", False),
+    ("e", "-e", "-e", "undermine", True),
+    ("-e", "e", "e", "undermine", True),
+    ("r3(b)", "r4(a)", "r4(a)", "undercut", True),
+    ("r7(c)", "r3(b)", "r3(b)", "undercut", True),
+}
+
+
+def test_json_graph(tmp_path, capsys):
+    path = write(tmp_path, "small.arg", THEORY)
+    _, record = only_record(capsys, path, "--graph")
+    assert set(record) == RECORD_KEYS | {"graph"}
+    graph = record["graph"]
+    assert [argument["name"] for argument in graph["arguments"]] == ARGUMENTS
+    by_name = {argument["name"]: argument for argument in graph["arguments"]}
+    assert by_name["c"] == {
+        "name": "c",
+        "conclusion": "c",
+        "top_rule": None,
+        "kind": "axiom",
+        "subarguments": [],
+    }
+    assert by_name["-b"]["kind"] == "premise"
+    assert by_name["r5(b,r2(c))"] == {
+        "name": "r5(b,r2(c))",
+        "conclusion": "z",
+        "top_rule": "r5",
+        "kind": "defeasible",
+        "subarguments": ["b", "r2(c)"],
+    }
+    attacks = {tuple(attack.values()) for attack in graph["attacks"]}
+    assert len(graph["attacks"]) == len(ATTACKS) and attacks == ATTACKS
+    assert graph["defeats"] == DEFEATS == record["defeats"]
+    _, without = only_record(capsys, path)
+    assert "graph" not in without
+
+
+def test_show_arguments_and_attacks(tmp_path, capsys):
+    path = write(tmp_path, "small.arg", THEORY)
+    _, out, _ = check(capsys, path, "--show", "attacks", "--show", "arguments")
+    lines = out.splitlines()
+    assert "  arguments: 13" in lines
+    assert "    c            concludes c, axiom" in lines
+    assert "    r5(b,r2(c))  concludes z, defeasible by r5 from b, r2(c)" in lines
+    assert "  attacks: 12 (7 defeats)" in lines
+    assert "    r2(c) rebuts r6(r1(a)) on r1(a): defeat" in lines
+    assert "    -b undermines r5(b,r2(c)) on b: fails" in lines
+    assert "    r7(c) undercuts r3(b): defeat" in lines
+    assert sum(line.startswith("    ") and ": " in line for line in lines) == 12
+    _, plain, _ = check(capsys, path)
+    assert "  attacks: 12 (7 defeats)" not in plain.splitlines()
+
+
+def test_export_apx_to_stdout_replaces_the_report(tmp_path, capsys):
+    path = write(tmp_path, "small.arg", THEORY)
+    code, out, _ = check(capsys, path, "--export", "apx")
+    assert code == EXIT_OK
+    lines = out.splitlines()
+    # The legend names a1..a13 in the sorted order of canonical names, then the defeats.
+    assert lines[:13] == [f"% a{index} = {name}" for index, name in enumerate(ARGUMENTS, 1)]
+    ids = {name: f"a{index}" for index, name in enumerate(ARGUMENTS, 1)}
+    assert lines[13:26] == [f"arg({ids[name]})." for name in ARGUMENTS]
+    assert lines[26:] == [f"att({ids[a]},{ids[b]})." for a, b in DEFEATS]
+
+
+def test_export_af_and_dot_to_files_with_the_report(tmp_path, capsys):
+    path = write(tmp_path, "small.arg", THEORY)
+    target = tmp_path / "out" / "small.af"
+    code, record = only_record(capsys, path, "--export", "af", "--out", str(target))
+    assert code == EXIT_OK and record["arguments"] == ARGUMENTS
+    lines = target.read_text(encoding="utf-8").splitlines()
+    number = {name: index for index, name in enumerate(ARGUMENTS, 1)}
+    assert lines[0] == "p af 13"
+    assert lines[1:14] == [f"# {index} = {name}" for name, index in number.items()]
+    assert lines[14:] == [f"{number[a]} {number[b]}" for a, b in DEFEATS]
+
+    dot = tmp_path / "small.dot"
+    code, out, _ = check(capsys, path, "--export", "dot", "--out", str(dot))
+    assert code == EXIT_OK and "consistent" in out
+    text = dot.read_text(encoding="utf-8")
+    assert text.count("fillcolor=") == 13 and text.count(" -> ") == 12
+    assert text.count("style=solid") == 7 and text.count("style=dashed") == 5
+    assert '"r2(c)" -> "r6(r1(a))" [color=black, style=solid, tooltip="rebut"];' in text
+
+
+def test_export_errors_exit_2(tmp_path, capsys):
+    path = write(tmp_path, "small.arg", THEORY)
+    code, out, err = check(capsys, path, path, "--export", "dot")
+    assert code == EXIT_INPUT_ERROR and out == "" and "--export takes one FILE" in err
+    code, _, err = check(capsys, path, "--export", "apx", "--out", str(tmp_path))
+    assert code == EXIT_INPUT_ERROR and "is a folder" in err and "Traceback" not in err
+
+
+# a and b attack each other and both attack c, which attacks d.
+# preferred: {a, d} and {b, d}: a, b, d credulously accepted, only d skeptically.
+FRAMEWORK = "arg(a). arg(b). arg(c). arg(d).\natt(a,b). att(b,a). att(a,c). att(b,c). att(c,d).\n"
+
+
+def solve_af(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(["af", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_af_human_report(tmp_path, capsys):
+    path = write(tmp_path, "f.apx", FRAMEWORK)
+    code, out, _ = solve_af(
+        capsys, path, "--semantics", "preferred", "--credulous", "c", "--skeptical", "d"
+    )
+    assert code == EXIT_OK
+    assert out.splitlines() == [
+        f"{path}: 4 arguments, 5 attacks; preferred semantics",
+        "  preferred extensions: 2",
+        "    {a, d}",
+        "    {b, d}",
+        "  credulously accepted: a, b, d",
+        "  skeptically accepted: d",
+        "  c credulous: no",
+        "  d skeptical: yes",
+    ]
+    _, out, _ = solve_af(capsys, path)  # grounded: nothing is unattacked
+    assert "  grounded extensions: 1\n    {}\n" in out
+
+
+def test_af_json_first_extensions_and_answers(tmp_path, capsys):
+    path = write(tmp_path, "f.apx", FRAMEWORK)
+    argv = [path, "--semantics", "preferred", "--json", "--max-extensions", "1"]
+    code, out, _ = solve_af(capsys, *argv, "--skeptical", "d", "--credulous", "a")
+    record = json.loads(out)
+    assert code == EXIT_OK
+    assert record["extensions"] in ([["a", "d"]], [["b", "d"]])
+    assert record["more_extensions"] is True and record["exists"] is True
+    assert (record["credulous"], record["skeptical"]) == (["a", "b", "d"], ["d"])
+    assert record["answers"] == [
+        {"argument": "a", "mode": "credulous", "accepted": True},
+        {"argument": "d", "mode": "skeptical", "accepted": True},
+    ]
+
+
+def test_af_numeric_format_without_stable_extension(tmp_path, capsys):
+    # An odd cycle 1 -> 2 -> 3 -> 1: no stable extension, so nothing is accepted.
+    path = write(tmp_path, "cycle.af", "p af 3\n# a cycle\n1 2\n2 3\n3 1\n")
+    code, out, _ = solve_af(capsys, path, "--semantics", "stable", "--skeptical", "1")
+    assert code == EXIT_OK
+    assert out.splitlines()[1:] == [
+        "  no stable extension exists: nothing is accepted",
+        "  1 skeptical: no (no stable extension exists)",
+    ]
+    _, out, _ = solve_af(capsys, path, "--semantics", "stable", "--json")
+    record = json.loads(out)
+    assert record["exists"] is False and record["extensions"] == []
+    assert record["credulous"] == record["skeptical"] == []
+
+
+def test_af_errors_exit_2(tmp_path, capsys):
+    bad = write(tmp_path, "bad.af", "p af 2\n1 2\n2 7\n")
+    good = write(tmp_path, "f.apx", FRAMEWORK)
+    code, out, err = solve_af(capsys, bad, good, "--json")
+    assert code == EXIT_INPUT_ERROR
+    first, second = records(out)
+    assert first["error"].startswith(f"{bad}:3:3: '7' is not an argument number")
+    assert second["file"] == good and "error" not in second
+    assert "Traceback" not in err
+    code, _, err = solve_af(capsys, good, "--credulous", "z")
+    assert code == EXIT_INPUT_ERROR and f"{good}: no argument named 'z'" in err
