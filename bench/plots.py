@@ -1,5 +1,5 @@
 """The plots of `argc report` (PNG, matplotlib's Agg renderer): per-task success, curriculum
-band profiles, and a task × level success heatmap per run."""
+band profiles (both with 95 % Wilson intervals), and a task × level success heatmap per run."""
 
 from __future__ import annotations
 
@@ -16,6 +16,10 @@ from matplotlib.figure import Figure
 from argc.files import write_output
 from argc.tasks.framework import LEVELS
 
+#: The height, in percentage points, of the outline that shows a 0 % bar.
+ZERO_MARK = 1.0
+Cell = dict[str, Any] | None
+
 
 def write_plots(
     summaries: list[dict[str, Any]],
@@ -27,8 +31,8 @@ def write_plots(
     """Write the plots of the runs' summaries (see `argc.bench.report.summarise`) into
     `directory`; `labels` name the `tasks` on the axes. Returns (title, file name) pairs."""
     figures = [
-        ("Complete success per task", "tasks.png", _task_bars(summaries, labels, tasks)),
-        ("Complete success per curriculum band", "bands.png", _band_profiles(summaries, bands)),
+        ("Complete success per task", "tasks.png", task_bars(summaries, labels, tasks)),
+        ("Complete success per curriculum band", "bands.png", band_profiles(summaries, bands)),
     ]
     used: set[str] = set()
     for summary in summaries:
@@ -52,18 +56,54 @@ def _save(figure: Figure, path: Path) -> None:
     write_output(path, image.getvalue())
 
 
-def _success(cell: dict[str, Any] | None) -> float:
+def _success(cell: Cell) -> float:
     return math.nan if cell is None else cell["success"]
 
 
-def _task_bars(summaries: list[dict[str, Any]], labels: list[str], tasks: list[str]) -> Figure:
+def _errors(cells: list[Cell]) -> list[list[float]]:
+    """The distances from each cell's rate down and up to its 95 % interval (0 when missing)."""
+    below = [0.0 if cell is None else cell["success"] - cell["success_low"] for cell in cells]
+    above = [0.0 if cell is None else cell["success_high"] - cell["success"] for cell in cells]
+    return [below, above]
+
+
+def _mark_zeros(axes: Any, xs: list[float], heights: list[float], width: float, colour) -> None:
+    """Show each 0 % bar, which has no height: a thin outlined bar and a "0%" label."""
+    for x, height in zip(xs, heights, strict=True):
+        if height == 0:
+            axes.bar(x, ZERO_MARK, width, fill=False, edgecolor=colour)
+            axes.text(
+                x,
+                2 * ZERO_MARK,
+                "0%",
+                ha="center",
+                va="bottom",
+                fontsize="x-small",
+                bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.5},
+                zorder=3,
+            )
+
+
+def task_bars(summaries: list[dict[str, Any]], labels: list[str], tasks: list[str]) -> Figure:
+    """Success per task, one bar per run, with 95 % intervals; 0 % bars are outlined."""
     figure = Figure(figsize=(max(6.0, 0.9 * len(tasks) + 2), 4.5), layout="constrained")
     axes = figure.add_subplot()
     width = 0.8 / len(summaries)
     for index, summary in enumerate(summaries):
         offset = (index - (len(summaries) - 1) / 2) * width
-        heights = [_success(summary["tasks"].get(task)) for task in tasks]
-        axes.bar([x + offset for x in range(len(tasks))], heights, width, label=summary["name"])
+        xs = [x + offset for x in range(len(tasks))]
+        cells = [summary["tasks"].get(task) for task in tasks]
+        heights = [_success(cell) for cell in cells]
+        bars = axes.bar(
+            xs,
+            heights,
+            width,
+            yerr=_errors(cells),
+            capsize=2,
+            error_kw={"elinewidth": 0.8, "ecolor": "0.25"},
+            label=summary["name"],
+        )
+        _mark_zeros(axes, xs, heights, width, bars.patches[0].get_facecolor())
     axes.set_xticks(range(len(tasks)), labels, rotation=45, ha="right")
     axes.set_ylim(0, 100)
     axes.set_ylabel("complete success (%)")
@@ -72,12 +112,25 @@ def _task_bars(summaries: list[dict[str, Any]], labels: list[str], tasks: list[s
     return figure
 
 
-def _band_profiles(summaries: list[dict[str, Any]], bands: list[str]) -> Figure:
+def band_profiles(summaries: list[dict[str, Any]], bands: list[str]) -> Figure:
+    """Success per curriculum band, one line per run, with 95 % intervals (the runs shifted a
+    little sideways so that equal values do not hide each other)."""
     figure = Figure(figsize=(6, 4), layout="constrained")
     axes = figure.add_subplot()
-    for summary in summaries:
-        values = [_success(summary["bands"].get(band)) for band in bands]
-        axes.plot(bands, values, marker="o", label=summary["name"])
+    for index, summary in enumerate(summaries):
+        cells = [summary["bands"].get(band) for band in bands]
+        values = [_success(cell) for cell in cells]
+        shift = (index - (len(summaries) - 1) / 2) * 0.04
+        axes.errorbar(
+            [position + shift for position in range(len(bands))],
+            values,
+            yerr=_errors(cells),
+            marker="o",
+            capsize=3,
+            clip_on=False,
+            label=summary["name"],
+        )
+    axes.set_xticks(range(len(bands)), bands)
     axes.set_ylim(0, 100)
     axes.set_xlabel("curriculum band")
     axes.set_ylabel("complete success (%)")

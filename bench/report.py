@@ -7,6 +7,7 @@ import argparse
 import csv
 import io
 import json
+import math
 import sys
 from collections import Counter, defaultdict
 from collections.abc import Callable
@@ -72,6 +73,8 @@ TASK_GROUPS = {
 BANDS = {"L1–L5": range(1, 6), "L6–L10": range(6, 11), "L11–L15": range(11, 16)}
 COUNTER, STRICT = "counter_argument", "counter_argument_strict"
 MISSING = "–"
+#: The standard normal quantile of a two-sided 95 % interval.
+Z95 = 1.959963984540054
 
 
 @dataclass(frozen=True)
@@ -108,10 +111,14 @@ def _report(args: argparse.Namespace) -> int:
     except OSError as error:
         print(f"argc report: cannot write {args.out}: {error}", file=sys.stderr)
         return EXIT_INPUT_ERROR
+    warning = coverage_warning(runs)
+    if warning is not None:
+        print(f"argc report: warning: {warning}", file=sys.stderr)
     for run, summary in zip(runs, summaries, strict=True):
         print(
             f"{run.name}: {summary['success']:.1f}% complete success"
-            f" ({summary['successes']}/{summary['instances']})"
+            f" [{summary['success_low']:.1f}–{summary['success_high']:.1f}]"
+            f" ({summary['successes']}/{summary['n']})"
         )
     print(f"report: {args.out / 'report.md'}")
     return EXIT_OK
@@ -182,10 +189,26 @@ def load_runs(paths: list[Path]) -> list[Run]:
     return [Run(*fields) for fields in zip(names, paths, loaded, strict=True)]
 
 
+def coverage_warning(runs: list[Run]) -> str | None:
+    """A warning when the runs do not cover the same instances (by id): how many each run has
+    and how many all of them share; None when they cover the same ones."""
+    ids = [{record["id"] for record in run.records} for run in runs]
+    if all(found == ids[0] for found in ids):
+        return None
+    counts = ", ".join(f"{run.name} {len(found)}" for run, found in zip(runs, ids, strict=True))
+    shared = len(set.intersection(*ids))
+    return (
+        f"the runs cover different instances ({counts}; {shared} shared by all), so their"
+        " rows compare different items"
+    )
+
+
 # Measures
 
+Record = dict[str, Any]
 
-def _percent(records: list[dict[str, Any]], test: Callable[[dict[str, Any]], bool]) -> float | None:
+
+def _percent(records: list[Record], test: Callable[[Record], bool]) -> float | None:
     return 100 * sum(map(test, records)) / len(records) if records else None
 
 
@@ -193,11 +216,37 @@ def _mean(values: list[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-def _cell(records: list[dict[str, Any]]) -> dict[str, Any]:
-    """Instances, complete success (%) and native score × 100 of a slice of a run."""
+def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float] | None:
+    """The Wilson score interval of the proportion successes / n (fractions in [0, 1]), 95 % by
+    default; None when n is 0. The bounds hold the proportion despite rounding, so 0 and n
+    successes give a bound of exactly 0 and 1."""
+    if n == 0:
+        return None
+    share, spread = successes / n, z * z / n
+    centre = (share + spread / 2) / (1 + spread)
+    half = z / (1 + spread) * math.sqrt(share * (1 - share) / n + spread / (4 * n))
+    return max(0.0, min(share, centre - half)), min(1.0, max(share, centre + half))
+
+
+def _rate(records: list[Record]) -> dict[str, Any]:
+    """The complete success of `records`: n, successes, the rate and the bounds of its 95 %
+    Wilson interval, in percent (None without records)."""
+    successes = sum(record["success"] for record in records)
+    interval = wilson(successes, len(records))
+    low, high = (None, None) if interval is None else (100 * interval[0], 100 * interval[1])
     return {
         "n": len(records),
-        "success": _percent(records, lambda record: record["success"]),
+        "successes": successes,
+        "success": 100 * (successes / len(records)) if records else None,
+        "success_low": low,
+        "success_high": high,
+    }
+
+
+def _cell(records: list[Record]) -> dict[str, Any]:
+    """The success rate (`_rate`) and native score × 100 of a non-empty slice of a run."""
+    return {
+        **_rate(records),
         "native": 100 * sum(record["native"] for record in records) / len(records),
     }
 
@@ -251,9 +300,7 @@ def summarise(run: Run) -> dict[str, Any]:
         "name": run.name,
         "file": str(run.path),
         "models": sorted({record["model"] for record in records}),
-        "instances": len(records),
-        "successes": sum(record["success"] for record in records),
-        "success": _percent(records, lambda record: record["success"]),
+        **_rate(records),
         "tasks": tasks,
         "bands": _cells(records, _band),
         "task_bands": _nested(records, _band, _task),
@@ -268,8 +315,7 @@ def summarise(run: Run) -> dict[str, Any]:
 def _diagnostics(records: list[dict[str, Any]]) -> dict[str, Any]:
     """Generation and answer-protocol diagnostics (the paper's Table 16) and usage."""
     answered = [record for record in records if record["has_answer"]]
-    canonical = _percent(records, lambda record: record["success"])
-    conditioned = _percent(answered, lambda record: record["success"])
+    canonical, conditioned = _rate(records), _rate(answered)
     usages = [record["usage"] for record in records if record["usage"] is not None]
     return {
         "truncated": _percent(records, lambda record: record["finish_reason"] == "length"),
@@ -281,7 +327,9 @@ def _diagnostics(records: list[dict[str, Any]]) -> dict[str, Any]:
         ),
         "canonical": canonical,
         "conditioned": conditioned,
-        "conditioned_gain": None if conditioned is None else conditioned - canonical,
+        "conditioned_gain": None
+        if conditioned["success"] is None
+        else conditioned["success"] - canonical["success"],
         "latency_s": _mean([r["latency_s"] for r in records if r["latency_s"] is not None]),
         **{
             name: _mean([usage[name] for usage in usages if _number(usage.get(name))])
@@ -298,24 +346,31 @@ def _number(value: Any) -> bool:
 
 
 @dataclass(frozen=True)
+class Value:
+    """One value a table shows: where it is in a run's summary and how it is shown. A `rate` is
+    a success cell (`_rate`): its percentage, 95 % interval and count."""
+
+    path: tuple[str, ...]
+    kind: str = "rate"  # rate | percent | signed | count | seconds | number
+    part: str = ""  # its name in CSV headers when a column shows several values
+
+    def read(self, summary: dict[str, Any]) -> Any:
+        value: Any = summary
+        for key in self.path:
+            value = value.get(key) if isinstance(value, dict) else None
+        if self.kind == "rate" and (value is None or value["success"] is None):
+            return None
+        return value
+
+
+@dataclass(frozen=True)
 class Column:
-    """A column of a table: a value read from a run's summary at a path of keys, or a pair
-    of them (a paper's "x | y" cell, split into two columns in CSV)."""
+    """A column of a table: one value, or several shown as the paper's "x | y" cell (one CSV
+    column each)."""
 
     key: str
     title: str
-    paths: tuple[tuple[str, ...], ...]
-    kind: str = "percent"  # percent | signed | count | seconds | number
-    parts: tuple[str, ...] = ()
-
-    def values(self, summary: dict[str, Any]) -> list[Any]:
-        found = []
-        for path in self.paths:
-            value: Any = summary
-            for key in path:
-                value = value.get(key) if isinstance(value, dict) else None
-            found.append(value)
-        return found
+    values: tuple[Value, ...]
 
 
 @dataclass(frozen=True)
@@ -326,11 +381,44 @@ class Table:
     columns: list[Column]
 
 
+_FORMATS = {"percent": "{:.1f}", "signed": "{:+.1f}", "seconds": "{:.2f}", "number": "{:.1f}"}
+
+
 def _format(value: Any, kind: str) -> str:
     if value is None:
         return ""
-    formats = {"percent": "{:.1f}", "signed": "{:+.1f}", "seconds": "{:.2f}", "number": "{:.1f}"}
-    return formats.get(kind, "{}").format(value)
+    if kind == "rate":
+        low, high = value["success_low"], value["success_high"]
+        return f"{value['success']:.1f} [{low:.1f}–{high:.1f}] ({value['successes']}/{value['n']})"
+    return _FORMATS.get(kind, "{}").format(value)
+
+
+#: The CSV columns of a rate: its fields and their header suffixes.
+_RATE_FIELDS = (
+    ("success", "", "percent"),
+    ("success_low", " low", "percent"),
+    ("success_high", " high", "percent"),
+    ("successes", " successes", "count"),
+    ("n", " n", "count"),
+)
+
+
+def _csv_header(column: Column) -> list[str]:
+    header = []
+    for value in column.values:
+        name = f"{column.key} {value.part}".strip()
+        suffixes = [suffix for _, suffix, _ in _RATE_FIELDS] if value.kind == "rate" else [""]
+        header += [name + suffix for suffix in suffixes]
+    return header
+
+
+def _csv_cells(value: Value, summary: dict[str, Any]) -> list[str]:
+    found = value.read(summary)
+    if value.kind != "rate":
+        return [_format(found, value.kind)]
+    if found is None:
+        return [""] * len(_RATE_FIELDS)
+    return [_format(found[key], kind) for key, _, kind in _RATE_FIELDS]
 
 
 def task_order(summaries: list[dict[str, Any]]) -> list[str]:
@@ -350,29 +438,35 @@ def _groups(tasks: list[str]) -> dict[str, dict[str, str]]:
     return {name: members for name, members in groups.items() if members}
 
 
-def _pairs(section: str, members: dict[str, str], parts: tuple[str, str], keys=None) -> list:
-    """One "x | y" column per task: `parts` of each task's entry in a summary section."""
-    keys = keys or [(part,) for part in parts]
-    return [
-        Column(task, title, tuple((*section, task, *key) for key in keys), parts=parts)
-        for task, title in members.items()
-    ]
+def _per_task(members: dict[str, str], values: Callable[[str], tuple[Value, ...]]) -> list:
+    """One column per task, showing `values(task)`."""
+    return [Column(task, title, values(task)) for task, title in members.items()]
+
+
+def _score(*section: str) -> Callable[[str], tuple[Value, ...]]:
+    """A task's "success | native" values in a section of the summary."""
+    return lambda task: (
+        Value((*section, task), "rate", "success"),
+        Value((*section, task, "native"), "percent", "native"),
+    )
 
 
 def build_tables(summaries: list[dict[str, Any]]) -> list[Table]:
     """The report's tables, one row per run, in the paper's layout."""
     groups = _groups(task_order(summaries))
-    cell = "Each cell: complete success (%) | task-native score × 100."
-    score = ("success", "native")
+    cell = (
+        "Each cell: complete success (%) [95 % interval] (successes/instances) | task-native"
+        " score × 100."
+    )
     tables = [
         Table(
             "overall",
             "Overall performance",
-            "Complete-task success (%) over every instance of the run (paper Table 2).",
+            "Complete-task success (%) over every instance of the run, with its 95 % interval"
+            " and successes/instances (paper Table 2).",
             [
-                Column("instances", "Instances", (("instances",),), "count"),
-                Column("successes", "Successes", (("successes",),), "count"),
-                Column("success", "Success (%)", (("success",),)),
+                Column("n", "Instances", (Value(("n",), "count"),)),
+                Column("success", "Success (%)", (Value(()),)),
             ],
         )
     ]
@@ -382,15 +476,16 @@ def build_tables(summaries: list[dict[str, Any]]) -> list[Table]:
                 f"tasks-{group}",
                 f"Task-level performance: {group} tasks",
                 f"{cell} Native scores compare only within a task (paper Tables 4–5).",
-                _pairs(("tasks",), members, score),
+                _per_task(members, _score("tasks")),
             )
         )
     tables.append(
         Table(
             "bands",
             "Curriculum bands",
-            "Complete-task success (%) per band of curriculum levels (paper Table 6).",
-            [Column(band, band, (("bands", band, "success"),)) for band in BANDS],
+            "Complete-task success (%) [95 % interval] (successes/instances) per band of"
+            " curriculum levels (paper Table 6).",
+            [Column(band, band, (Value(("bands", band)),)) for band in BANDS],
         )
     )
     for band in BANDS:
@@ -400,7 +495,7 @@ def build_tables(summaries: list[dict[str, Any]]) -> list[Table]:
                     f"bands-{band.replace('–', '-')}-{group}",
                     f"Curriculum band {band}: {group} tasks",
                     f"{cell} Levels {band} only (paper Tables 7–12).",
-                    _pairs(("task_bands", band), members, score),
+                    _per_task(members, _score("task_bands", band)),
                 )
             )
     combined = [
@@ -410,10 +505,10 @@ def build_tables(summaries: list[dict[str, Any]]) -> list[Table]:
         Table(
             "orderings",
             "Argument and set orderings",
-            "Complete-task success (%) per argument ordering principle, per set comparison,"
-            " and per combination (paper Table 13).",
+            "Complete-task success (%) [95 % interval] (successes/instances) per argument"
+            " ordering principle, per set comparison, and per combination (paper Table 13).",
             [
-                Column(name, name.capitalize(), (("orderings", name, "success"),))
+                Column(name, name.capitalize(), (Value(("orderings", name)),))
                 for name in (*PRINCIPLES, *reversed(SET_COMPARISONS), *combined)
             ],
         )
@@ -423,10 +518,13 @@ def build_tables(summaries: list[dict[str, Any]]) -> list[Table]:
             Table(
                 f"orderings-{group}",
                 f"Last-link and weakest-link per task: {group} tasks",
-                "Each cell: complete success (%) under last-link | under weakest-link"
-                " (paper Tables 14–15).",
-                _pairs(
-                    ("task_orderings",), members, PRINCIPLES, [(p, "success") for p in PRINCIPLES]
+                "Each cell: complete success (%) [95 % interval] (successes/instances) under"
+                " last-link | under weakest-link (paper Tables 14–15).",
+                _per_task(
+                    members,
+                    lambda task: tuple(
+                        Value(("task_orderings", task, p), "rate", p) for p in PRINCIPLES
+                    ),
                 ),
             )
         )
@@ -438,42 +536,53 @@ def build_tables(summaries: list[dict[str, Any]]) -> list[Table]:
 
 def _counter_table() -> Table:
     columns = [
-        Column(f"{task} {key}", f"{title} {label}", (("counter", task, key),))
+        column
         for task, title in ((COUNTER, "Counter"), (STRICT, "Counter+S"))
-        for key, label in (("success", "success (%)"), ("native", "native × 100"))
+        for column in (
+            Column(f"{task} success", f"{title} success (%)", (Value(("counter", task)),)),
+            Column(
+                f"{task} native",
+                f"{title} native × 100",
+                (Value(("counter", task, "native"), "percent"),),
+            ),
+        )
     ]
     columns += [
-        Column(f"difference {key}", f"Δ {label}", (("counter", "difference", key),), "signed")
+        Column(
+            f"difference {key}", f"Δ {label}", (Value(("counter", "difference", key), "signed"),)
+        )
         for key, label in (("success", "success"), ("native", "native"))
     ]
     return Table(
         "counter",
         "Matched counter-argument contrast",
         "counter_argument against counter_argument_strict (the same theories and goals,"
-        " strict rules also permitted); Δ is strict minus plain, in points.",
+        " strict rules also permitted): success (%) [95 % interval] (successes/instances) and"
+        " native score × 100; Δ is strict minus plain, in points.",
         columns,
     )
 
 
 def _diagnostics_table() -> Table:
     def column(key: str, title: str, kind: str = "percent") -> Column:
-        return Column(key, title, (("diagnostics", key),), kind)
+        return Column(key, title, (Value(("diagnostics", key), kind),))
 
     return Table(
         "diagnostics",
         "Generation and answer-protocol diagnostics",
         "Trunc.: generations cut at the length limit; No answer: responses without an"
         " `<answer>` region; Errors: requests that failed; Compliance: an answer region that the"
-        " scorer could read; Cond.: success among responses with an answer region, Δ its"
-        " difference to canonical success in points (paper Table 16). Latency and tokens are"
-        " means per instance where recorded.",
+        " scorer could read; Canonical: complete success [95 % interval] (successes/instances);"
+        " Cond.: the same among responses with an answer region, Δ its difference to canonical"
+        " success in points (paper Table 16). Latency and tokens are means per instance where"
+        " recorded.",
         [
             column("truncated", "Trunc."),
             column("no_answer", "No answer"),
             column("errors", "Errors"),
             column("compliance", "Compliance"),
-            column("canonical", "Canonical"),
-            column("conditioned", "Cond."),
+            column("canonical", "Canonical", "rate"),
+            column("conditioned", "Cond.", "rate"),
             column("conditioned_gain", "Δ", "signed"),
             column("latency_s", "Latency (s)", "seconds"),
             column("prompt_tokens", "Prompt tok.", "number"),
@@ -500,27 +609,27 @@ def markdown(table: Table, summaries: list[dict[str, Any]]) -> str:
     for summary in summaries:
         cells = []
         for column in table.columns:
-            values = column.values(summary)
-            shown = [_format(value, column.kind) or MISSING for value in values]
-            cells.append(MISSING if all(value is None for value in values) else " | ".join(shown))
+            found = [(value.read(summary), value.kind) for value in column.values]
+            shown = [_format(value, kind) or MISSING for value, kind in found]
+            cells.append(MISSING if all(value is None for value, _ in found) else " | ".join(shown))
         lines.append(f"| {escape(summary['name'])} | " + " | ".join(map(escape, cells)) + " |")
     return "\n".join(lines) + "\n"
 
 
 def csv_text(table: Table, summaries: list[dict[str, Any]]) -> str:
-    """A table as CSV: a pair column becomes one column per part; empty when missing."""
-    header = ["run"]
-    for column in table.columns:
-        parts = column.parts or ("",)
-        header += [f"{column.key} {part}".strip() for part in parts]
+    """A table as CSV: one column per value (a rate: its percentage, interval bounds,
+    successes and n); empty when missing."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(header)
+    writer.writerow(["run"] + [name for column in table.columns for name in _csv_header(column)])
     for summary in summaries:
-        row = [summary["name"]]
-        for column in table.columns:
-            row += [_format(value, column.kind) for value in column.values(summary)]
-        writer.writerow(row)
+        cells = [
+            cell
+            for column in table.columns
+            for v in column.values
+            for cell in _csv_cells(v, summary)
+        ]
+        writer.writerow([summary["name"], *cells])
     return buffer.getvalue()
 
 
@@ -544,7 +653,9 @@ def write_report(runs: list[Run], directory: Path) -> list[dict[str, Any]]:
     figures = plots.write_plots(summaries, labels, tasks, list(BANDS), directory)
     for table in tables:
         _write(directory / f"{table.slug}.csv", csv_text(table, summaries))
+    warning = coverage_warning(runs)
     document = {
+        "warnings": [] if warning is None else [warning],
         "runs": summaries,
         "tasks": tasks,
         "bands": {band: [levels[0], levels[-1]] for band, levels in BANDS.items()},
@@ -552,7 +663,7 @@ def write_report(runs: list[Run], directory: Path) -> list[dict[str, Any]]:
         "plots": [name for _, name in figures],
     }
     _write(directory / "report.json", json.dumps(document, sort_keys=True, indent=2) + "\n")
-    _write(directory / "report.md", _document(runs, summaries, tables, figures))
+    _write(directory / "report.md", _document(runs, summaries, tables, figures, warning))
     return summaries
 
 
@@ -561,12 +672,15 @@ def _document(
     summaries: list[dict[str, Any]],
     tables: list[Table],
     figures: list[tuple[str, str]],
+    warning: str | None,
 ) -> str:
     parts = [
         "# ArgGYM evaluation report",
         "",
         "Complete-task success is the benchmark score; native scores keep task-specific"
-        " meanings and are never averaged across tasks. Percentages have one decimal;"
+        " meanings and are never averaged across tasks. Percentages have one decimal; every"
+        " success rate is followed by its 95 % Wilson score interval in brackets and by"
+        " successes/instances, so a rate over few instances reads as uncertain as it is;"
         f" {MISSING} marks a slice a run has no instances in.",
         "",
         "| Run | File | Models | Instances |",
@@ -575,8 +689,10 @@ def _document(
     for run, summary in zip(runs, summaries, strict=True):
         models = ", ".join(summary["models"]).replace("|", "\\|")
         name = run.name.replace("|", "\\|")
-        parts.append(f"| {name} | `{run.path.name}` | {models} | {summary['instances']} |")
+        parts.append(f"| {name} | `{run.path.name}` | {models} | {summary['n']} |")
     parts.append("")
+    if warning is not None:
+        parts += [f"**Warning:** {warning}.", ""]
     for table in tables:
         parts += [markdown(table, summaries), f"CSV: `{table.slug}.csv`", ""]
     parts += ["## Plots", ""]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import math
 import os
 import subprocess
 import sys
@@ -15,7 +16,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from argc.bench import export, report
+from argc.bench import export, plots, report
 from argc.bench.manifest import sha256, write_manifest
 from argc.dsl.ir import Ordering
 from argc.tasks import Instance, generate, score
@@ -59,6 +60,8 @@ def record(task: str, level: int, ordering: str, set_: str, **fields) -> dict:
 def failure(native: float, **fields) -> dict:
     return {"native": native, "success": False, "reason": "goals missed: t", **fields}
 
+
+COUNTER, STRICT = "counter_argument", "counter_argument_strict"
 
 TRUNCATED = {
     "response": "Let me think",
@@ -163,8 +166,9 @@ def test_runs_with_the_same_model_are_named_by_file(reported):
 
 def test_overall_task_and_band_success(reported):
     a, b = summaries(reported).values()
-    assert (a["instances"], a["successes"]) == (18, 10)
+    assert (a["n"], a["successes"]) == (18, 10)
     assert a["success"] == pytest.approx(100 * 10 / 18)
+    assert (a["tasks"]["status_query"]["successes"], a["tasks"]["status_query"]["n"]) == (4, 6)
     assert a["tasks"]["status_query"]["success"] == pytest.approx(100 * 4 / 6)
     assert a["tasks"]["status_query"]["native"] == pytest.approx(100 * 5 / 6)
     assert a["tasks"]["counter_argument"]["native"] == pytest.approx(50.0)
@@ -186,7 +190,9 @@ def test_diagnostics_and_counter_contrast(reported):
     assert diagnostics["no_answer"] == pytest.approx(100 * 3 / 18)
     assert diagnostics["errors"] == pytest.approx(100 / 18)
     assert diagnostics["compliance"] == pytest.approx(100 * 14 / 18)
-    assert diagnostics["conditioned"] == pytest.approx(100 * 10 / 15)
+    assert (diagnostics["canonical"]["successes"], diagnostics["canonical"]["n"]) == (10, 18)
+    assert (diagnostics["conditioned"]["successes"], diagnostics["conditioned"]["n"]) == (10, 15)
+    assert diagnostics["conditioned"]["success"] == pytest.approx(100 * 10 / 15)
     assert diagnostics["conditioned_gain"] == pytest.approx(100 * (10 / 15 - 10 / 18))
     assert diagnostics["latency_s"] == pytest.approx(34.5 / 18)
     assert diagnostics["prompt_tokens"] == pytest.approx(1000)
@@ -197,31 +203,58 @@ def test_diagnostics_and_counter_contrast(reported):
     assert b["counter"] is None
 
 
+def interval(successes: int, n: int) -> str:
+    """A rate as the report writes it (the interval from `report.wilson`, tested above)."""
+    low, high = report.wilson(successes, n)
+    return f"{100 * successes / n:.1f} [{100 * low:.1f}–{100 * high:.1f}] ({successes}/{n})"
+
+
 def test_tables_in_markdown_and_csv(reported):
     text = (reported / "report.md").read_text("utf-8")
-    # Paper layout: one row per run, "success | native" cells, one decimal, – when absent.
-    assert "| run-a | 18 | 10 | 55.6 |" in text
-    assert "| run-b | 16 | 8 | 50.0 |" in text
-    assert "| run-a | – | 66.7 \\| 83.3 |" in text  # formalization absent, status_query
-    assert "| run-b | 75.0 | – | 25.0 |" in text  # the bands
-    assert "| run-a | 11.1 | 16.7 | 5.6 | 77.8 | 55.6 | 66.7 | +11.1 | 1.92 | 1000.0 |" in text
+    # Paper layout: one row per run, "success | native" cells, one decimal, – when absent;
+    # each rate with its 95 % interval and count. Run-b overall 8/16: 50 ± z / (2√(16 + z²)).
+    assert "| run-b | 16 | 50.0 [28.0–72.0] (8/16) |" in text
+    assert f"| run-a | 18 | {interval(10, 18)} |" in text
+    assert f"| run-a | – | {interval(4, 6)} \\| 83.3 |" in text  # no formalization; status
+    # Bands of run-a: 6/6 from 6 / (6 + z²) = 61.0; 3/6 = 50 ± 31.2; 1/6: centre
+    # (1/6 + z²/12) / (1 + z²/6) = 0.2968, half z / (1 + z²/6) · √(5/216 + z²/144) = 0.2667.
+    assert (
+        "| run-a | 100.0 [61.0–100.0] (6/6) | 50.0 [18.8–81.2] (3/6) | 16.7 [3.0–56.4] (1/6) |"
+        in text
+    )
+    assert f"| run-b | {interval(6, 8)} | – | {interval(2, 8)} |" in text
+    diagnostics = f"{interval(10, 18)} | {interval(10, 15)} | +11.1 | 1.92 | 1000.0 |"
+    assert "| run-a | 11.1 | 16.7 | 5.6 | 77.8 | " + diagnostics in text
     with open(reported / "counter.csv", encoding="utf-8", newline="") as stream:
         rows = list(csv.DictReader(stream))
+    plain, strict = report.wilson(2, 6), report.wilson(4, 6)
     assert rows[0] == {
         "run": "run-a",
         "counter_argument success": "33.3",
+        "counter_argument success low": f"{100 * plain[0]:.1f}",
+        "counter_argument success high": f"{100 * plain[1]:.1f}",
+        "counter_argument success successes": "2",
+        "counter_argument success n": "6",
         "counter_argument native": "50.0",
         "counter_argument_strict success": "66.7",
+        "counter_argument_strict success low": f"{100 * strict[0]:.1f}",
+        "counter_argument_strict success high": f"{100 * strict[1]:.1f}",
+        "counter_argument_strict success successes": "4",
+        "counter_argument_strict success n": "6",
         "counter_argument_strict native": "53.3",
         "difference success": "+33.3",
         "difference native": "+3.3",
     }
-    assert rows[1]["counter_argument success"] == ""
+    assert set(rows[1].values()) == {"run-b", ""}
     with open(reported / "orderings-analysis.csv", encoding="utf-8", newline="") as stream:
         rows = list(csv.DictReader(stream))
-    # run-a status_query: last-link 3/3; weakest-link 1/3.
+    # run-a status_query: last-link 3/3 (lower bound 3 / (3 + z²)); weakest-link 1/3.
     assert rows[0]["status_query last-link"] == "100.0"
+    assert rows[0]["status_query last-link low"] == "43.9"
+    assert rows[0]["status_query last-link high"] == "100.0"
+    assert rows[0]["status_query last-link n"] == "3"
     assert rows[0]["status_query weakest-link"] == "33.3"
+    assert rows[0]["status_query weakest-link successes"] == "1"
 
 
 def test_every_file_is_written_and_plots_are_images(reported):
@@ -294,6 +327,175 @@ def test_bad_input_exits_2(tmp_path, capsys, content, message):
     error = capsys.readouterr().err
     assert message in error and "Traceback" not in error
     assert not (tmp_path / "out").exists()
+
+
+Z2 = 1.959963984540054**2  # the squared 97.5 % normal quantile
+
+
+@pytest.mark.parametrize(
+    ("successes", "n", "low", "high"),
+    [
+        # No success: the lower bound is 0, the upper z² / (n + z²); all successes mirror it.
+        (0, 2, 0.0, Z2 / (2 + Z2)),
+        (2, 2, 2 / (2 + Z2), 1.0),
+        # Half: symmetric about 1/2 with half-width z / (2 √(n + z²)).
+        (
+            1,
+            2,
+            0.5 - math.sqrt(Z2) / (2 * math.sqrt(2 + Z2)),
+            0.5 + math.sqrt(Z2) / (2 * math.sqrt(2 + Z2)),
+        ),
+        (
+            5,
+            10,
+            0.5 - math.sqrt(Z2) / (2 * math.sqrt(10 + Z2)),
+            0.5 + math.sqrt(Z2) / (2 * math.sqrt(10 + Z2)),
+        ),
+        # Newcombe (1998), Statistics in Medicine 17:857-872, the Wilson score interval.
+        (81, 263, 0.2553, 0.3662),
+        (15, 148, 0.0624, 0.1605),
+        (0, 20, 0.0, 0.1611),
+        (1, 29, 0.0061, 0.1718),
+    ],
+)
+def test_wilson_intervals(successes, n, low, high):
+    found = report.wilson(successes, n)
+    assert found == pytest.approx((low, high), abs=5e-5)
+    assert 0.0 <= found[0] <= successes / n <= found[1] <= 1.0
+
+
+def test_wilson_intervals_hold_the_proportion():
+    for n in range(1, 120):
+        for successes in range(n + 1):
+            low, high = report.wilson(successes, n)
+            assert 0.0 <= low <= successes / n <= high <= 1.0, (successes, n)
+        assert report.wilson(0, n)[0] == 0.0 and report.wilson(n, n)[1] == 1.0
+
+
+def test_no_instances_have_no_rate(tmp_path):
+    assert report.wilson(0, 0) is None
+    # Every response truncated: success among answered responses is 0/0.
+    records = [
+        record("attack", level, "last-link", "elitist", **failure(0.0, **TRUNCATED))
+        for level in (1, 2)
+    ]
+    out = tmp_path / "out"
+    argv = ["report", str(write_run(tmp_path / "run.jsonl", records)), "--out", str(out)]
+    assert run_command(report.register, argv) == 0
+    (summary,) = summaries(out).values()
+    conditioned = summary["diagnostics"]["conditioned"]
+    assert conditioned == {
+        "n": 0,
+        "successes": 0,
+        "success": None,
+        "success_low": None,
+        "success_high": None,
+    }
+    assert summary["diagnostics"]["conditioned_gain"] is None
+    zero = f"0.0 [0.0–{100 * Z2 / (2 + Z2):.1f}] (0/2)"
+    assert f"| 100.0 | 100.0 | 0.0 | 0.0 | {zero} | – | – |" in (out / "report.md").read_text(
+        "utf-8"
+    )
+
+
+def rates(value, path=()):
+    """Every success cell in a summary, with its path."""
+    if isinstance(value, dict):
+        if "success_low" in value:
+            yield path, value
+        for key, inner in value.items():
+            yield from rates(inner, (*path, key))
+
+
+def test_every_success_rate_has_its_interval(reported):
+    a, b = summaries(reported).values()
+    found = dict(rates(a))
+    sections = {path[0] if path else "overall" for path in found}
+    assert sections == {
+        "overall",
+        "tasks",
+        "bands",
+        "task_bands",
+        "orderings",
+        "task_orderings",
+        "levels",
+        "counter",
+        "diagnostics",
+    }
+    for summary in (a, b):
+        for path, cell in rates(summary):
+            n, successes = cell["n"], cell["successes"]
+            low, high = report.wilson(successes, n)
+            assert cell["success"] == pytest.approx(100 * successes / n), path
+            assert (cell["success_low"], cell["success_high"]) == (100 * low, 100 * high), path
+    assert found[("bands", "L1–L5")]["success_low"] == pytest.approx(100 * 6 / (6 + Z2))
+
+
+def test_runs_over_different_instances_are_flagged(tmp_path, capsys):
+    records = run_a()
+    other = [{**r, "model": "beta"} for r in records[:12]]
+    other.append(record("attack", 5, "last-link", "elitist", model="beta"))
+    runs = [write_run(tmp_path / "a.jsonl", records), write_run(tmp_path / "b.jsonl", other)]
+    out = tmp_path / "out"
+    assert run_command(report.register, ["report", *map(str, runs), "--out", str(out)]) == 0
+    warning = "the runs cover different instances (alpha 18, beta 13; 12 shared by all)"
+    assert warning in capsys.readouterr().err
+    assert f"**Warning:** {warning}" in (out / "report.md").read_text("utf-8")
+    assert json.loads((out / "report.json").read_text("utf-8"))["warnings"][0].startswith(warning)
+    same = [write_run(tmp_path / "c.jsonl", [{**r, "model": "gamma"} for r in records]), runs[0]]
+    again = tmp_path / "again"
+    assert run_command(report.register, ["report", *map(str, same), "--out", str(again)]) == 0
+    assert "warning" not in capsys.readouterr().err
+    assert "Warning" not in (again / "report.md").read_text("utf-8")
+    assert json.loads((again / "report.json").read_text("utf-8"))["warnings"] == []
+
+
+def test_zero_percent_bars_are_drawn_and_labelled(tmp_path):
+    """run-a: status_query 4/6, counter_argument 2/6, counter_argument_strict 4/6; a second
+    run fails every counter_argument: its bar has no height, so an outline and a label show
+    it."""
+    failed = [{**r, **failure(0.25)} if r["task"] == COUNTER else r for r in run_a()]
+    runs = [
+        report.Run("a", tmp_path / "a.jsonl", run_a()),
+        report.Run("z", tmp_path / "z.jsonl", failed),
+    ]
+    tasks = ["status_query", COUNTER, STRICT]
+    found = [report.summarise(run) for run in runs]
+    axes = plots.task_bars(found, tasks, tasks).axes[0]
+    labels = [(text.get_position(), text.get_text()) for text in axes.texts]
+    # Two runs: bars 0.4 wide, run z's offset +0.2; counter_argument is the second task.
+    assert labels == [((pytest.approx(1.2), 2 * plots.ZERO_MARK), "0%")]
+    outlines = [patch for patch in axes.patches if not patch.get_fill()]
+    assert len(outlines) == 1
+    assert outlines[0].get_x() + outlines[0].get_width() / 2 == pytest.approx(1.2)
+    assert outlines[0].get_height() == plots.ZERO_MARK > 0
+    filled = sorted(round(p.get_height(), 6) for p in axes.patches if p.get_fill())
+    assert filled == sorted(round(100 * k / 6, 6) for k in (4, 2, 4, 4, 0, 4))
+    # Error bars span each rate's 95 % interval: run z's counter_argument is 0/6.
+    segments = [
+        segment
+        for collection in axes.collections
+        for segment in collection.get_segments()
+        if segment[0][0] == pytest.approx(1.2)
+    ]
+    assert [[y for _, y in segment] for segment in segments] == [
+        [0.0, pytest.approx(100 * Z2 / (6 + Z2))]
+    ]
+    assert [text.get_text() for text in axes.get_legend().get_texts()] == ["a", "z"]
+
+
+def test_band_profiles_show_the_intervals(tmp_path):
+    """run-a's bands: L1–L5 6/6, L6–L10 3/6, L11–L15 1/6 (see `run_a`)."""
+    summary = report.summarise(report.Run("a", tmp_path / "a.jsonl", run_a()))
+    axes = plots.band_profiles([summary], list(report.BANDS)).axes[0]
+    ((line, _, (bars,)),) = axes.containers
+    assert list(line.get_ydata()) == pytest.approx([100.0, 50.0, 100 / 6])
+    spans = [[y for _, y in segment] for segment in bars.get_segments()]
+    half = 100 * math.sqrt(Z2) / (2 * math.sqrt(6 + Z2))  # 3/6: symmetric about 50
+    assert spans[:2] == [
+        [pytest.approx(100 * 6 / (6 + Z2)), pytest.approx(100.0)],
+        [pytest.approx(50 - half), pytest.approx(50 + half)],
+    ]
 
 
 # Export
