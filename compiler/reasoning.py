@@ -149,12 +149,6 @@ def _consequences(
     return last[0] if last else None
 
 
-def _first(session: Session, mode: str, assumptions: Assumptions) -> Extension | None:
-    """The set `in/1` of the first model under `assumptions`; None when there is none."""
-    found = _collect(session, _in_set, mode, assumptions, count=1)
-    return found[0] if found else None
-
-
 # Extensions ------------------------------------------------------------------------------
 
 
@@ -220,7 +214,7 @@ def accepted(
     Where the extensions are the program's models, brave and cautious consequences. Under
     preferred and naive semantics, credulous acceptance is that of the program's models
     (each lies inside a maximal one) and skeptical acceptance a counterexample-guided search
-    (`_in_every_maximal`). Under semi-stable and stage semantics, the consequences of the
+    (`_MaximalSearch`). Under semi-stable and stage semantics, the consequences of the
     sets with each maximal range.
     """
     if semantics in _UNIQUE:
@@ -268,13 +262,13 @@ class _MaximalSearch:
         self.session = session
         self.arguments = arguments
         self.question = question
-        self.found: list[frozenset[clingo.Symbol]] = []
+        self.held: list[frozenset[clingo.Symbol]] = []  # the items of each one found
         for extension in known:
             self._add(extension)
 
     def _add(self, extension: Extension) -> None:
         """Record a maximal extension (by the items it holds) and exclude its subsets."""
-        self.found.append(self.question.held(extension))
+        self.held.append(self.question.held(extension))
         control = self.session.control
         outside = [
             control.symbolic_atoms[clingo.Function("in", [argument])]
@@ -285,14 +279,15 @@ class _MaximalSearch:
             backend.add_rule([], [-atom.literal for atom in outside if atom is not None])
 
     def in_every(self, item: clingo.Symbol) -> bool:
+        """Whether every maximal extension holds `item`."""
         absent = [
             (clingo.Function("in", [argument]), False) for argument in self.question.support[item]
         ]
-        while all(item in held for held in self.found):
-            candidate = _first(self.session, "auto", absent)
-            if candidate is None:
+        while all(item in held for held in self.held):
+            candidate = _collect(self.session, _in_set, "auto", absent, count=1)
+            if not candidate:
                 return True
-            self._add(self._grow(candidate))
+            self._add(self._grow(candidate[0]))
         return False
 
     def _grow(self, candidate: Extension) -> Extension:
