@@ -20,24 +20,30 @@ _LEGEND = (
 )
 
 
-def argument_kind(solution: Solution, argument: Argument) -> str:
-    """`axiom` or `premise` for a premise argument, else its top rule's `strict` or
-    `defeasible`."""
-    if argument.top_rule is None:
-        return "axiom" if argument.conclusion in solution.theory.axioms else "premise"
+def argument_kinds(solution: Solution) -> dict[str, str]:
+    """Each argument's kind: `axiom` or `premise` for a premise argument, else its top rule's
+    `strict` or `defeasible`."""
+    axioms = set(solution.theory.axioms)
     strict = {rule.name for rule in solution.theory.strict_rules}
-    return "strict" if argument.top_rule in strict else "defeasible"
+
+    def kind(argument: Argument) -> str:
+        if argument.top_rule is None:
+            return "axiom" if argument.conclusion in axioms else "premise"
+        return "strict" if argument.top_rule in strict else "defeasible"
+
+    return {name: kind(argument) for name, argument in solution.arguments.items()}
 
 
 def graph_record(solution: Solution) -> dict:
     """The argument graph as JSON-ready lists: arguments, attacks, defeats."""
+    kinds = argument_kinds(solution)
     return {
         "arguments": [
             {
                 "name": argument.name,
                 "conclusion": str(argument.conclusion),
                 "top_rule": argument.top_rule,
-                "kind": argument_kind(solution, argument),
+                "kind": kinds[argument.name],
                 "subarguments": list(argument.subarguments),
             }
             for argument in solution.arguments.values()
@@ -50,10 +56,11 @@ def graph_record(solution: Solution) -> dict:
 def argument_lines(solution: Solution) -> list[str]:
     """One line per argument: name, conclusion, kind, top rule and direct sub-arguments."""
     width = max((len(name) for name in solution.arguments), default=0)
+    kinds = argument_kinds(solution)
     lines = [f"  arguments: {len(solution.arguments)}"]
     for argument in solution.arguments.values():
         row = f"    {argument.name.ljust(width)}  concludes {argument.conclusion}"
-        row += f", {argument_kind(solution, argument)}"
+        row += f", {kinds[argument.name]}"
         if argument.top_rule is not None:
             row += f" by {argument.top_rule} from {', '.join(argument.subarguments)}"
         lines.append(row)
