@@ -34,9 +34,10 @@ from argc.compiler import LimitExceeded, solve
 from argc.dsl.errors import ArgcError
 from argc.dsl.ir import ORDERINGS, Ordering, Theory
 from argc.dsl.parser import parse_intervention
-from argc.tasks import REGISTRY, GenerationFailed, Instance, generate, score
+from argc.tasks import REGISTRY, GenerationFailed, Instance, generate
 from argc.tasks.framework import instance_id
 from argc.tasks.intervention import InterventionTask
+from argc.tasks.isolation import score_isolated
 
 #: Each check: its name in the report and what it counts.
 CHECKS = {
@@ -210,7 +211,7 @@ def audit_row(line: str, number: int) -> dict[str, Any]:
     result["checks"]["decoding"] = (1, [problem] if problem else [])
     if instance is None or problem:
         return result
-    outcome = score(instance, "<answer>" + instance.reference + "</answer>")
+    outcome = score_isolated(instance, "<answer>" + instance.reference + "</answer>")
     rescored = [] if outcome.success else [f"native {outcome.native}: {outcome.reason}"]
     result["checks"]["rescoring"] = (1, rescored)
     result["checks"]["ordering"] = (1, _ordering_problems(instance))

@@ -33,9 +33,10 @@ from argc.files import (
     write_output,
 )
 from argc.options import natural_int, nonnegative_float, positive_int, seconds, unit_interval
-from argc.tasks import Instance, score
+from argc.tasks import Instance
 from argc.tasks.answers import answer_region
 from argc.tasks.cli import add_load_option, load_task_files, read_instances, require_known_tasks
+from argc.tasks.isolation import score_isolated
 
 EXIT_OK, EXIT_FAILURES, EXIT_INPUT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
 Client = TypeVar("Client", bound=ChatClient)
@@ -433,7 +434,7 @@ def run_record(
     instance: Instance, model: str, completion: Completion, request: dict[str, Any]
 ) -> dict[str, Any]:
     """The run file's record of one answered instance, scored."""
-    result = score(instance, completion.response)
+    result = score_isolated(instance, completion.response)
     return {
         **instance_fields(instance),
         "model": model,

@@ -6,12 +6,14 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 
 from argc.compiler.control import LimitExceeded, Limits, ProgramError
 from argc.compiler.frameworks import solve_framework
 from argc.compiler.graph import EXPORT_FORMATS, export
-from argc.compiler.guard import Watchdog, cap_memory
+from argc.compiler.guard import Watchdog, memory_cap
 from argc.compiler.report import (
     SHOWABLE,
     as_record,
@@ -161,7 +163,7 @@ def _add_limits(parser: argparse.ArgumentParser) -> None:
         type=positive_int,
         default=DEFAULT_MEMORY_MB,
         metavar="MIB",
-        help="cap on the process's memory; past it the file fails with exit code 2",
+        help="memory the command may take beyond what it holds at start; past it, exit code 2",
     )
 
 
@@ -193,9 +195,11 @@ def _deadline(limits: Limits) -> float:
     return limits.started + limits.seconds
 
 
-def _guarded(args: argparse.Namespace) -> Watchdog:
-    cap_memory(args.max_memory)
-    return Watchdog()
+@contextmanager
+def _guarded(args: argparse.Namespace) -> Iterator[Watchdog]:
+    """The command's memory cap and its watchdog, both lifted when it ends."""
+    with memory_cap(args.max_memory), Watchdog() as watchdog:
+        yield watchdog
 
 
 def _limit_message(path: str, error: LimitExceeded) -> str:
@@ -248,7 +252,11 @@ def _present(solution: Solution, path: str, args: argparse.Namespace) -> int:
 
 
 def _query(args: argparse.Namespace) -> int:
-    watchdog = _guarded(args)
+    with _guarded(args) as watchdog:
+        return _run_query(args, watchdog)
+
+
+def _run_query(args: argparse.Namespace, watchdog: Watchdog) -> int:
     limits = _clock(_limits(args), watchdog, args.theory, False)
     try:
         theory = read_theory(args.theory, deadline=_deadline(limits))
@@ -277,8 +285,8 @@ def _check(args: argparse.Namespace) -> int:
     if args.export and len(args.files) > 1:
         print("argc check: --export takes one FILE", file=sys.stderr)
         return EXIT_INPUT_ERROR
-    watchdog = _guarded(args)
-    return max(_check_file(path, args, watchdog) for path in args.files)
+    with _guarded(args) as watchdog:
+        return max(_check_file(path, args, watchdog) for path in args.files)
 
 
 def _queries(args: argparse.Namespace, framework: Framework, path: str) -> list[tuple[str, str]]:
@@ -309,5 +317,5 @@ def _af_file(path: str, args: argparse.Namespace, watchdog: Watchdog) -> int:
 
 
 def _af(args: argparse.Namespace) -> int:
-    watchdog = _guarded(args)
-    return max(_af_file(path, args, watchdog) for path in args.files)
+    with _guarded(args) as watchdog:
+        return max(_af_file(path, args, watchdog) for path in args.files)

@@ -10,22 +10,50 @@ import os
 import resource
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 #: How long past its deadline the watchdog lets work run before it ends the process.
 GRACE_SECONDS = 1.0
 #: The exit code of a process the watchdog ends (an exceeded limit).
 EXIT_LIMIT = 2
+MIB = 1024 * 1024
 
 
 def cap_memory(megabytes: int) -> None:
     """Limit this process's address space to `megabytes` MiB (never above a cap already set).
     Allocations past it fail: clingo raises MemoryError, which the engine reports as an
-    exceeded limit."""
-    wanted = megabytes * 1024 * 1024
-    _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-    if hard != resource.RLIM_INFINITY:
-        wanted = min(wanted, hard)
+    exceeded limit. For processes of one's own, such as scoring workers."""
+    _set_soft_cap(megabytes * MIB)
+
+
+@contextmanager
+def memory_cap(megabytes: int) -> Iterator[None]:
+    """Within the block, let the process's address space grow by at most `megabytes` MiB
+    beyond what it has now; the previous cap is restored after."""
+    previous = resource.getrlimit(resource.RLIMIT_AS)
+    _set_soft_cap(_address_space() + megabytes * MIB)
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, previous)
+
+
+def _set_soft_cap(wanted: int) -> None:
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    for bound in (soft, hard):
+        if bound != resource.RLIM_INFINITY:
+            wanted = min(wanted, bound)
     resource.setrlimit(resource.RLIMIT_AS, (wanted, hard))
+
+
+def _address_space() -> int:
+    """The process's current address space in bytes (0 where /proc is not available)."""
+    try:
+        with open("/proc/self/statm", encoding="ascii") as handle:
+            return int(handle.read().split()[0]) * resource.getpagesize()
+    except (OSError, ValueError, IndexError):
+        return 0
 
 
 class Watchdog:
@@ -39,7 +67,18 @@ class Watchdog:
         self._deadline: float | None = None
         self._message = ""
         self._stdout: str | None = None
-        threading.Thread(target=self._watch, name="argc-watchdog", daemon=True).start()
+        self._closed = False
+        self._thread = threading.Thread(target=self._watch, name="argc-watchdog", daemon=True)
+        self._thread.start()
+
+    def __enter__(self) -> Watchdog:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        with self._condition:
+            self._closed = True
+            self._condition.notify()
+        self._thread.join()
 
     def arm(self, seconds: float, message: str, stdout: str | None = None) -> None:
         with self._condition:
@@ -54,7 +93,7 @@ class Watchdog:
 
     def _watch(self) -> None:
         with self._condition:
-            while True:
+            while not self._closed:
                 if self._deadline is None:
                     self._condition.wait()
                     continue

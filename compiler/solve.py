@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import clingo
 
-from argc.compiler.control import Limits, Session
+from argc.compiler.control import Limits, Session, check_program
 from argc.compiler.encodings import SEMANTICS_ENCODINGS, program_encodings
 from argc.compiler.facts import literal_term, theory_facts
 from argc.compiler.reasoning import MAXIMAL_SETS, Question, reason
@@ -179,6 +179,7 @@ def query(
     constraints act as a gate (unsatisfiable: `satisfiable` is False); its `#show`
     statements choose the atoms returned.
     """
+    check_program(program)
     session, reader, solution = _solve(theory, ordering, "grounded", limits)
     names = "".join(f'argument_name({number},"{name}").\n' for number, name in reader.names.items())
     session.ground([("query", names), ("query", program)])

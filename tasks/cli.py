@@ -35,8 +35,8 @@ from argc.tasks.framework import (
     generate,
     get_task,
     load_tasks,
-    score,
 )
+from argc.tasks.isolation import score_isolated
 
 EXIT_OK, EXIT_INPUT_ERROR = 0, 2
 #: The fields every instance record has.
@@ -356,7 +356,7 @@ def _scored(
     rows, table = [], defaultdict(list)
     for instance in tqdm(instances, desc="scoring", disable=len(instances) < 50):
         if instance.id in predictions:
-            result = score(instance, predictions[instance.id])
+            result = score_isolated(instance, predictions[instance.id])
         else:
             result = Score(0.0, False, "no prediction for this instance")
         table[instance.task].append(result)

@@ -30,10 +30,10 @@ import random
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from argc.compiler import LimitExceeded, Limits, QueryResult, Solution, solve
+from argc.compiler import LimitExceeded, QueryResult, Solution, solve
 from argc.dsl.errors import ArgcError
 from argc.dsl.ir import (
     Axiom,
@@ -53,7 +53,15 @@ from argc.dsl.ir import (
 from argc.dsl.parser import parse_directives, parse_theory
 from argc.tasks.answers import MAX_ANSWER_CHARS, pair_f1
 from argc.tasks.builder import Builder
-from argc.tasks.framework import Candidate, Instance, Score, Task, knobs, register
+from argc.tasks.framework import (
+    SCORING_LIMITS,
+    Candidate,
+    Instance,
+    Score,
+    Task,
+    knobs,
+    register,
+)
 from argc.tasks.prompts import LEGEND, answer_request, claim_list
 from argc.tasks.symbols import literal_of
 from argc.tasks.templates import PARAPHRASTIC, Realizer
@@ -61,7 +69,7 @@ from argc.tasks.templates import PARAPHRASTIC, Realizer
 #: Most directives a submitted theory may have; longer answers score 0.
 MAX_DIRECTIVES = 200
 #: Limits for solving a submitted theory; hitting them scores 0.
-SCORING_LIMITS = Limits(seconds=5.0, arguments=5_000)
+THEORY_LIMITS = replace(SCORING_LIMITS, seconds=5.0)
 
 _HEADERS = (OrderingHeader, SemanticsHeader, QueryHeader)
 
@@ -583,7 +591,7 @@ class Formalization(Task):
                 submitted,
                 ordering=instance.strength,
                 semantics="grounded",
-                limits=SCORING_LIMITS,
+                limits=THEORY_LIMITS,
             )
         except LimitExceeded as error:
             return Score(0.0, False, f"submitted theory exceeds the scoring limits: {error}")

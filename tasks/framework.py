@@ -28,6 +28,9 @@ CELLS = tuple((level, ordering) for level in LEVELS for ordering in ORDERINGS)
 
 #: Limits for solving generated candidates; a candidate that hits them is rejected.
 GENERATION_LIMITS = Limits(seconds=10.0, arguments=5_000)
+#: Limits for solving a theory built from an untrusted answer; hitting them scores 0. The
+#: instantiation and attack bounds keep grounding within the time and well under 1 GB.
+SCORING_LIMITS = Limits(seconds=10.0, arguments=5_000, instantiations=50_000, attacks=500_000)
 
 
 class GenerationFailed(ArgcError):
@@ -179,6 +182,15 @@ def register(cls: type[Task]) -> type[Task]:
     return cls
 
 
+#: The task files loaded so far, in order (scoring workers load the same).
+_LOADED: list[str] = []
+
+
+def loaded_task_files() -> tuple[str, ...]:
+    """The files `load_tasks` has imported in this process, as absolute paths."""
+    return tuple(_LOADED)
+
+
 def load_tasks(path: str | Path) -> None:
     """Import a Python file that defines and registers tasks (`argc generate --load`)."""
     spec = importlib.util.spec_from_file_location(f"argc_user_tasks.{Path(path).stem}", path)
@@ -189,6 +201,9 @@ def load_tasks(path: str | Path) -> None:
         spec.loader.exec_module(module)
     except OSError as error:
         raise ArgcError(f"{path}: cannot load tasks: {error}") from None
+    absolute = str(Path(path).resolve())
+    if absolute not in _LOADED:
+        _LOADED.append(absolute)
 
 
 def get_task(name: str) -> Task:

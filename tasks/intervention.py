@@ -34,13 +34,11 @@ from argc.dsl.ir import (
 from argc.dsl.parser import parse_intervention
 from argc.tasks.answers import MAX_ANSWER_CHARS
 from argc.tasks.builder import Builder, Shape, build
-from argc.tasks.framework import Candidate, Instance, Score, Task, knobs
+from argc.tasks.framework import SCORING_LIMITS, Candidate, Instance, Score, Task, knobs
 from argc.tasks.prompts import answer_request, theory_block
 
 #: Limits for the minimum search at generation time; a search that hits them is rejected.
 SEARCH_LIMITS = Limits(seconds=20.0, arguments=5_000)
-#: Limits for executing a submitted intervention.
-SCORING_LIMITS = Limits(seconds=10.0, arguments=5_000)
 
 # Intervention languages ------------------------------------------------------------------
 

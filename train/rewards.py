@@ -1,5 +1,7 @@
 """Reward functions for GRPO, with TRL's signature `f(completions, instance, **kwargs)`: thin
-adapters over `argc.tasks.score`, one float per completion.
+adapters over `argc.tasks.score`, one float per completion. Answers are scored in worker
+processes (`argc.tasks.isolation`): one hostile completion scores 0 at the scoring time limit
+instead of stalling the step, and the completions of a batch are scored by every worker at once.
 
 A completion is a string or a conversation (the content of its last assistant message is
 read). `instance` holds `Instance.to_json()` strings (the dataset column). The functions never
@@ -19,16 +21,18 @@ that cancel each other for the undecided ones) that formalizes nothing.
 from __future__ import annotations
 
 import json
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any
 
 from argc.dsl.parser import parse_intervention
-from argc.tasks import Instance, Score, get_task, score
+from argc.tasks import Instance, Score, get_task
 from argc.tasks.answers import MAX_ANSWER_CHARS, answer_regions
 from argc.tasks.formalization import FormalizationScore
 from argc.tasks.framework import is_unreadable
 from argc.tasks.intervention import InterventionTask
+from argc.tasks.isolation import default_scorer
 
 Reward = Callable[..., list[float]]
 
@@ -58,10 +62,31 @@ def _instance(record: str) -> Instance:
     return Instance.from_record(json.loads(record))
 
 
-@lru_cache(maxsize=4096)
+#: Verdicts kept for the rewards that read the same answers (most recent last).
+_VERDICTS: OrderedDict[tuple[str, str], Score] = OrderedDict()
+_KEPT_VERDICTS = 4096
+
+
 def _score(record: str, region: str) -> Score:
     """The scorer's verdict on one answer region (cached: several rewards read each one)."""
-    return score(_instance(record), f"<answer>{region}</answer>")
+    return _scores([(record, region)])[0]
+
+
+def _scores(pairs: Sequence[tuple[str, str]]) -> list[Score]:
+    """Verdicts on (instance record, answer region) pairs; those not cached are scored by the
+    isolated scorer's workers at once."""
+    missing = list(dict.fromkeys(pair for pair in pairs if pair not in _VERDICTS))
+    if missing:
+        jobs = [(_instance(record), f"<answer>{region}</answer>") for record, region in missing]
+        for pair, verdict in zip(missing, default_scorer().score_many(jobs), strict=True):
+            _VERDICTS[pair] = verdict
+            while len(_VERDICTS) > _KEPT_VERDICTS:
+                _VERDICTS.popitem(last=False)
+    found = []
+    for pair in pairs:
+        _VERDICTS.move_to_end(pair)
+        found.append(_VERDICTS[pair])
+    return found
 
 
 def process_quality(instance: Instance, region: str, scored: Score) -> float:
@@ -90,19 +115,27 @@ def _rewards(
 ) -> list[float]:
     """One reward per completion: `value(instance, regions, score of the last region)` for a
     completion with an answer region, 0 otherwise and on any error."""
+    answers = [_answer(completion, instance, index) for index, completion in enumerate(completions)]
+    _scores([(record, regions[-1]) for record, regions in answers if regions])
     found: list[float] = []
-    for index, completion in enumerate(completions):
+    for record, regions in answers:
         try:
-            text = completion_text(completion)
-            regions = answer_regions(text) if text is not None else []
-            if not regions:
-                found.append(0.0)
-                continue
-            record = instance[index]
-            found.append(float(value(_instance(record), regions, _score(record, regions[-1]))))
+            scored = _score(record, regions[-1]) if regions else None
+            found.append(float(value(_instance(record), regions, scored)) if scored else 0.0)
         except Exception:  # noqa: BLE001 - a reward must never stop training
             found.append(0.0)
     return found
+
+
+def _answer(completion: Any, instance: Sequence[Any], index: int) -> tuple[Any, list[str]]:
+    """The instance record and the answer regions of one completion (none when unreadable)."""
+    try:
+        text = completion_text(completion)
+        record = instance[index]
+        _instance(record)
+        return record, answer_regions(text) if text is not None else []
+    except Exception:  # noqa: BLE001 - a completion or record that does not read scores 0
+        return None, []
 
 
 def _unit(name: str, value: Any) -> None:

@@ -40,7 +40,8 @@ from argc.bench.local import load_local
 from argc.dsl.errors import ArgcError, InputError
 from argc.files import exclusive
 from argc.options import positive_int
-from argc.tasks import Instance, score
+from argc.tasks import Instance
+from argc.tasks.isolation import score_isolated
 from argc.train import metrics
 
 #: A sample to draw: an instance and the sample indices wanted from one request.
@@ -182,7 +183,7 @@ def sample_record(
     request: dict[str, Any],
 ) -> dict[str, Any]:
     """The record of one sample, scored by the task's scorer."""
-    result = score(instance, completion.response)
+    result = score_isolated(instance, completion.response)
     return {
         **instance_fields(instance),
         "sample": index,

@@ -1,0 +1,272 @@
+"""Scoring untrusted answers in worker processes, so that no answer can stall or exhaust the
+caller: each worker caps its own memory, and the caller kills a worker whose answer runs past a
+wall-clock deadline (scoring it 0 with the reason) and starts a fresh one when next needed.
+
+The engine's limits (tasks' SCORING_LIMITS) stop almost every hostile answer inside the worker
+within its time limit; the deadline and the memory cap hold whatever gets past them. Workers
+speak JSON lines over pipes: `{"instance": record, "response": text}` in, a score out.
+
+    scorer = IsolatedScorer(workers=2)
+    scorer.score(instance, response)           # Score(native, success, reason)
+    scorer.score_many([(instance, response), ...])
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import queue
+import selectors
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+from argc.tasks.framework import SCORING_LIMITS, Instance, Score, loaded_task_files
+
+#: Time for a worker to start (import the engine and the tasks) before it counts as broken.
+START_SECONDS = 120.0
+#: Bytes of a worker's reply at most (a score is a few hundred bytes).
+MAX_REPLY_BYTES = 1 << 20
+
+
+@dataclass(frozen=True)
+class Isolation:
+    """How scoring workers are bounded."""
+
+    #: Wall-clock deadline per answer: the engine's scoring time limit plus a second.
+    seconds: float = SCORING_LIMITS.seconds + 1.0
+    #: Address-space cap of each worker, in MiB.
+    memory_mb: int = 2048
+    #: Answers a worker scores before it is replaced (clingo keeps every symbol it has seen).
+    recycle_after: int = 500
+
+
+class _Broken(Exception):
+    """The worker did not answer: it died, overran the deadline or replied nonsense."""
+
+
+class ScoringWorker:
+    """One worker process, used by one thread at a time."""
+
+    def __init__(self, isolation: Isolation, load: Sequence[str]) -> None:
+        self.isolation = isolation
+        self.load = tuple(load)
+        self.process: subprocess.Popen | None = None
+        self.scored = 0
+        self._buffer = b""
+
+    def score(self, instance: Instance, response: str) -> Score:
+        """The worker's score, or 0 with the reason when it does not answer in time."""
+        if self.process is None or self.scored >= self.isolation.recycle_after:
+            self.close()
+            try:
+                self._start()
+            except _Broken as error:
+                self.close()
+                return Score(0.0, False, f"scorer error: cannot start a scoring worker: {error}")
+        request = {"instance": instance.record(), "response": response}
+        try:
+            self._send(request)
+            reply = self._receive(self.isolation.seconds)
+        except _Broken as error:
+            self.close()
+            return Score(0.0, False, str(error))
+        self.scored += 1
+        return _from_reply(reply)
+
+    def close(self) -> None:
+        """Stop the worker (killed: it holds nothing worth saving)."""
+        process, self.process, self._buffer = self.process, None, b""
+        if process is not None:
+            process.kill()
+            process.wait()
+            for stream in (process.stdin, process.stdout):
+                stream.close()
+
+    def _start(self) -> None:
+        command = [sys.executable, "-m", "argc.tasks.isolation"]
+        command += ["--memory-mb", str(self.isolation.memory_mb)]
+        for path in self.load:
+            command += ["--load", path]
+        self.process = subprocess.Popen(
+            command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
+        self.scored = 0
+        ready = self._receive(START_SECONDS, starting=True)
+        if ready.get("ready") is not True:
+            raise _Broken(ready.get("error", "the worker did not start"))
+
+    def _send(self, request: dict) -> None:
+        try:
+            self.process.stdin.write(json.dumps(request).encode() + b"\n")
+            self.process.stdin.flush()
+        except (BrokenPipeError, OSError):
+            raise _Broken(self._death()) from None
+
+    def _receive(self, seconds: float, starting: bool = False) -> dict:
+        deadline = time.monotonic() + seconds
+        stream = self.process.stdout
+        with selectors.DefaultSelector() as selector:
+            selector.register(stream, selectors.EVENT_READ)
+            while b"\n" not in self._buffer:
+                left = deadline - time.monotonic()
+                if left <= 0 or not selector.select(left):
+                    what = "starting the scorer" if starting else "scoring"
+                    raise _Broken(f"scorer error: {what} stopped after more than {seconds:g} s")
+                chunk = os.read(stream.fileno(), 65536)
+                if not chunk:
+                    raise _Broken(self._death())
+                self._buffer += chunk
+                if len(self._buffer) > MAX_REPLY_BYTES:
+                    raise _Broken("scorer error: the worker's reply is too long")
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        try:
+            return json.loads(line)
+        except ValueError:
+            raise _Broken("scorer error: the worker's reply is not JSON") from None
+
+    def _death(self) -> str:
+        code = self.process.wait()
+        cause = f"signal {-code}" if code < 0 else f"exit code {code}"
+        return f"scorer error: the scoring worker died ({cause})"
+
+
+def _score_kinds(kind: type[Score] = Score) -> dict[str, type[Score]]:
+    """Score and its subclasses (a task's score may carry more, e.g. formalization's S)."""
+    kinds = {kind.__name__: kind}
+    for subclass in kind.__subclasses__():
+        kinds.update(_score_kinds(subclass))
+    return kinds
+
+
+def _to_reply(result: Score) -> dict:
+    return {"kind": type(result).__name__, **vars(result)}
+
+
+def _from_reply(reply: dict) -> Score:
+    """The score a worker sent, of the same class; a reply that is not one fails closed."""
+    fields = dict(reply)
+    kind = _score_kinds().get(fields.pop("kind", None))
+    try:
+        return kind(**fields)
+    except TypeError:
+        return Score(0.0, False, "scorer error: the worker's reply is not a score")
+
+
+class IsolatedScorer:
+    """A pool of scoring workers; safe to share between threads."""
+
+    def __init__(
+        self, workers: int = 1, isolation: Isolation | None = None, load: Sequence[str] = ()
+    ) -> None:
+        if workers < 1:
+            raise ValueError(f"workers must be at least 1, not {workers}")
+        self.workers = workers
+        self.isolation = isolation or Isolation()
+        self.load = tuple(load)
+        self._idle: queue.SimpleQueue[ScoringWorker] = queue.SimpleQueue()
+        self._all = [ScoringWorker(self.isolation, self.load) for _ in range(workers)]
+        for worker in self._all:
+            self._idle.put(worker)
+
+    def score(self, instance: Instance, response: str) -> Score:
+        worker = self._idle.get()
+        try:
+            return worker.score(instance, response)
+        finally:
+            self._idle.put(worker)
+
+    def score_many(self, pairs: Sequence[tuple[Instance, str]]) -> list[Score]:
+        """Scores in the order of `pairs`, computed by all workers at once."""
+        if self.workers == 1 or len(pairs) < 2:
+            return [self.score(instance, response) for instance, response in pairs]
+        with ThreadPoolExecutor(self.workers) as pool:
+            return list(pool.map(lambda pair: self.score(*pair), pairs))
+
+    def close(self) -> None:
+        for worker in self._all:
+            worker.close()
+
+    def __enter__(self) -> IsolatedScorer:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+
+_default: IsolatedScorer | None = None
+_default_lock = threading.Lock()
+
+
+def default_scorer() -> IsolatedScorer:
+    """The process's shared scorer (one worker), restarted when more task files are loaded so
+    that its workers know every registered task."""
+    global _default
+    with _default_lock:
+        load = loaded_task_files()
+        if _default is None or _default.load != load:
+            if _default is not None:
+                _default.close()
+            _default = IsolatedScorer(load=load)
+        return _default
+
+
+def score_isolated(instance: Instance, response: str) -> Score:
+    """`argc.tasks.score` in a worker process (the shared scorer): never raises, never takes
+    much more than the scoring time limit, whatever the response."""
+    return default_scorer().score(instance, response)
+
+
+@atexit.register
+def _close_default() -> None:
+    if _default is not None:
+        _default.close()
+
+
+# The worker ----------------------------------------------------------------------------------
+
+
+def _serve(arguments: Sequence[str]) -> int:
+    """The worker's loop: cap memory, load task files, then answer one score per line."""
+    import argparse
+
+    from argc.compiler.guard import cap_memory
+    from argc.tasks import score
+    from argc.tasks.framework import load_tasks
+
+    parser = argparse.ArgumentParser(prog="python -m argc.tasks.isolation")
+    parser.add_argument("--memory-mb", type=int, default=Isolation.memory_mb)
+    parser.add_argument("--load", action="append", default=[])
+    options = parser.parse_args(arguments)
+    out = sys.stdout
+    try:
+        cap_memory(options.memory_mb)
+        for path in options.load:
+            load_tasks(path)
+    except Exception as error:  # noqa: BLE001 - reported to the caller, which decides
+        out.write(json.dumps({"ready": False, "error": f"{type(error).__name__}: {error}"}) + "\n")
+        return 1
+    out.write('{"ready": true}\n')
+    out.flush()
+    for line in sys.stdin:
+        try:
+            request = json.loads(line)
+            result = score(Instance.from_record(request["instance"]), request["response"])
+        except Exception as error:  # noqa: BLE001 - a malformed request scores 0
+            result = Score(0.0, False, f"scorer error: {type(error).__name__}: {error}")
+        out.write(json.dumps(_to_reply(result)) + "\n")
+        out.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_serve(sys.argv[1:]))
