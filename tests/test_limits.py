@@ -1,0 +1,343 @@
+"""Limits that hold against hostile inputs: grounding stops at the instantiation and attack
+bounds and at the deadline, reading and parsing count toward the time limit, the CLI exits 2
+with one line, and untrusted answers score 0 with a reason, promptly, in bounded memory."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from random_theories import random_theory
+
+from argc.compiler import LimitExceeded, Limits, solve
+from argc.compiler.solve import _solve
+from argc.dsl.errors import InputError
+from argc.dsl.ir import Ordering
+from argc.dsl.parser import parse_theory, read_text
+from argc.tasks import Instance, generate
+from argc.tasks.framework import SCORING_LIMITS
+from argc.tasks.isolation import IsolatedScorer, Isolation
+
+# Hostile theories -------------------------------------------------------------------------
+
+
+def chained_rules(sources: tuple[str, str], names: str = "r", goal: str = "z") -> list[str]:
+    """Rules whose antecedents are all the previous heads: h1 has two arguments, h2 two, h3
+    four, h4 sixteen, h5 256, and the last rules multiply them into 65,536 partial
+    instantiations each, waiting for an antecedent no argument concludes."""
+    first, second = sources
+    return [
+        f"[defeasible {names}1: {first} => h1]",
+        f"[defeasible {names}2: {second} => h1]",
+        f"[defeasible {names}3: h1 => h2]",
+        f"[defeasible {names}4: h1 AND h2 => h3]",
+        f"[defeasible {names}5: h1 AND h2 AND h3 => h4]",
+        f"[defeasible {names}6: h1 AND h2 AND h3 AND h4 => h5]",
+        f"[defeasible {names}7: h1 AND h2 AND h3 AND h4 AND h5 AND nope => h6]",
+        f"[defeasible {names}8: h5 AND h4 AND h3 AND h2 AND h1 AND nope2 => {goal}]",
+    ]
+
+
+def wide_theory(width: int = 20) -> str:
+    """42 lines: `width` literals with two arguments each, and one rule over all of them plus
+    an antecedent nothing concludes: 2^width partial instantiations, no complete one."""
+    lines = ["[axiom: z]"]
+    for i in range(width):
+        lines += [f"[premise: q{i}]", f"[defeasible r{i}: z => q{i}]"]
+    body = " AND ".join(f"q{i}" for i in range(width))
+    lines.append(f"[defeasible big: {body} AND nope => goal]")
+    return "\n".join(lines) + "\n"
+
+
+def rebut_storm(levels: int = 11) -> str:
+    """26 lines: x_levels has 2^levels arguments, each concluding p once more and -p once
+    more, so p and -p rebut each other 2 · 4^levels times."""
+    lines = ["[premise: s]", "[premise: t]", "[defeasible a1: s => x1]", "[defeasible b1: t => x1]"]
+    for i in range(2, levels + 1):
+        lines += [f"[defeasible a{i}: x{i - 1} => x{i}]", f"[defeasible b{i}: x{i - 1} => x{i}]"]
+    lines += [f"[defeasible up: x{levels} => p]", f"[defeasible down: x{levels} => -p]"]
+    return "\n".join(lines) + "\n"
+
+
+def test_hostile_theories_have_the_advertised_sizes():
+    assert len(wide_theory().splitlines()) == 42
+    assert len(rebut_storm().splitlines()) == 26
+    small = _solve(parse_theory(rebut_storm(3)), Ordering(), "grounded", None)[0]
+    # x3 has 8 arguments, so do p and -p: 64 rebuts each way, each on the attacked argument
+    assert small.budget.attacks == 2 * 64
+
+
+# The engine's limits ------------------------------------------------------------------------
+
+
+def test_partial_instantiations_stop_at_their_limit():
+    started = time.monotonic()
+    with pytest.raises(LimitExceeded, match="more than 10,000 partial rule instantiations"):
+        solve(parse_theory(wide_theory()), limits=Limits(instantiations=10_000))
+    assert time.monotonic() - started < 5
+
+
+def test_attacks_stop_at_their_limit():
+    started = time.monotonic()
+    with pytest.raises(LimitExceeded, match="more than 50,000 attacks"):
+        solve(parse_theory(rebut_storm(10)), limits=Limits(attacks=50_000))
+    assert time.monotonic() - started < 5
+
+
+def test_the_deadline_holds_inside_grounding():
+    started = time.monotonic()
+    with pytest.raises(LimitExceeded, match="time limit of 1 s"):
+        solve(parse_theory(wide_theory()), limits=Limits(seconds=1, instantiations=10**9))
+    assert time.monotonic() - started < 2
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_counted_attacks_are_the_attacks_on_sub_arguments(seed):
+    """The attack count is exact, not a bound: it is the size of attack/4."""
+    theory = random_theory(seed)
+    session, _reader, _solution = _solve(theory, Ordering(), "grounded", None)
+    assert session.budget.attacks == len(session.atoms("attack", 4))
+
+
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("seconds", math.nan),
+        ("seconds", -1),
+        ("seconds", math.inf),
+        ("arguments", 0),
+        ("instantiations", -5),
+        ("attacks", 1.5),
+    ],
+)
+def test_limits_refuse_nonsense(field, value):
+    with pytest.raises(ValueError):
+        Limits(**{field: value})
+
+
+def test_parsing_counts_toward_the_deadline():
+    text = "".join(f"[defeasible r{i}: a{i} AND b{i} => c{i}]\n" for i in range(20_000))
+    started = time.monotonic()
+    with pytest.raises(LimitExceeded, match="while parsing"):
+        parse_theory(text, deadline=time.monotonic() + 0.05)
+    assert time.monotonic() - started < 1
+
+
+def test_a_huge_file_is_refused_before_it_is_read(tmp_path):
+    path = tmp_path / "huge.arg"
+    with path.open("wb") as handle:
+        handle.truncate(1 << 34)  # a sparse 16 GiB file: reading it would take minutes
+    started = time.monotonic()
+    with pytest.raises(InputError, match="file has 17,179,869,184 bytes"):
+        read_text(path)
+    assert time.monotonic() - started < 1
+
+
+def test_an_endless_stream_is_cut_at_the_size_bound(tmp_path, monkeypatch):
+    import argc.dsl.parser as parser_module
+
+    monkeypatch.setattr(parser_module, "MAX_SOURCE_CHARS", 50_000)
+    fifo = tmp_path / "stream"
+    os.mkfifo(fifo)
+
+    def feed() -> None:
+        try:
+            with fifo.open("wb") as handle:
+                while True:
+                    handle.write(b"%" * 4096)
+        except BrokenPipeError:
+            pass
+
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
+    with pytest.raises(InputError, match="more than 200,000 bytes"):
+        read_text(fifo)
+
+
+# The command line ---------------------------------------------------------------------------
+
+
+def run_argc(*arguments: str) -> tuple[int, str, str, float, float]:
+    """Exit code, stdout, stderr, wall seconds and peak memory (MiB) of an `argc` process."""
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        started = time.monotonic()
+        process = subprocess.Popen(
+            [sys.executable, "-m", "argc.cli", *arguments], stdout=out, stderr=err, text=True
+        )
+        _pid, status, usage = os.wait4(process.pid, 0)
+        elapsed = time.monotonic() - started
+        process.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        return process.returncode, out.read(), err.read(), elapsed, usage.ru_maxrss / 1024
+
+
+@pytest.fixture()
+def hostile_files(tmp_path: Path) -> dict[str, Path]:
+    files = {"wide": wide_theory(), "storm": rebut_storm()}
+    paths = {}
+    for name, text in files.items():
+        paths[name] = tmp_path / f"{name}.arg"
+        paths[name].write_text(text, encoding="utf-8")
+    return paths
+
+
+@pytest.mark.parametrize("name", ["wide", "storm"])
+def test_check_stops_hostile_theories_at_the_limit(hostile_files, name):
+    code, out, err, elapsed, peak = run_argc(
+        "check", str(hostile_files[name]), "--time-limit", "2", "--max-arguments", "100"
+    )
+    assert code == 2
+    assert peak < 1024
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert err.startswith(f"{hostile_files[name]}: ")
+    assert elapsed < 2 + 3  # the limit, then process start-up and a second of grace
+    assert out == ""
+
+
+def test_query_grounding_is_ended_by_the_watchdog(tmp_path):
+    program = tmp_path / "endless.lp"
+    program.write_text("x(X) :- X = 1..200000000.\n#show x/1.\n", encoding="utf-8")
+    code, out, err, elapsed, _ = run_argc(
+        "query", "examples/modgil_prakken_tweety.arg", str(program), "--time-limit", "1"
+    )
+    assert (code, out) == (2, "")
+    assert "time limit of 1 s exceeded" in err
+    assert elapsed < 1 + 3
+
+
+def test_query_memory_cap(tmp_path):
+    program = tmp_path / "big.lp"
+    program.write_text("x(X, Y) :- X = 1..100000, Y = 1..100000.\n", encoding="utf-8")
+    code, _out, err, _elapsed, _ = run_argc(
+        "query", "examples/modgil_prakken_tweety.arg", str(program), "--max-memory", "200"
+    )
+    assert code == 2
+    assert "out of memory" in err and "Traceback" not in err
+
+
+def test_a_fifo_without_writer_ends_at_the_time_limit(tmp_path):
+    fifo = tmp_path / "silent.arg"
+    os.mkfifo(fifo)
+    code, out, err, elapsed, _ = run_argc("check", str(fifo), "--time-limit", "1", "--json")
+    assert code == 2
+    assert json.loads(out)["error"] == f"{fifo}: time limit of 1 s exceeded"
+    assert elapsed < 1 + 3
+
+
+# Scoring untrusted answers ------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def counter_argument() -> Instance:
+    instance = generate("counter_argument", 13, Ordering(), 0)
+    assert instance.target["min_directives"] >= 4  # so 8 directives are within 2m
+    return instance
+
+
+@pytest.fixture(scope="module")
+def scorer():
+    """Workers capped at 1 GiB: an answer that needed more would end as a memory error."""
+    with IsolatedScorer(isolation=Isolation(memory_mb=1024)) as pool:
+        yield pool
+
+
+def test_chained_intervention_scores_zero_promptly(counter_argument, scorer):
+    sources = tuple(str(axiom) for axiom in counter_argument.parsed_theory.axioms[:2])
+    answer = "\n".join(chained_rules(sources, names="hx", goal="gx"))
+    started = time.monotonic()
+    result = scorer.score(counter_argument, f"<answer>{answer}</answer>")
+    assert time.monotonic() - started < SCORING_LIMITS.seconds + 2
+    assert (result.native, result.success) == (0.0, False)
+    assert "partial rule instantiations" in result.reason
+
+
+def test_explosive_formalization_scores_zero_promptly(scorer):
+    instance = generate("formalization", 1, Ordering(), 0)
+    answer = ["[axiom: s]", "[axiom: t]", "[premise: u]", "[premise: v]"]
+    for copy in range(3):
+        answer += chained_rules(("s", "t") if copy % 2 else ("u", "v"), f"c{copy}r", f"g{copy}")
+    answer += [f"[defeasible pad{i}: s => w{i}]" for i in range(31 - len(answer))]
+    assert len(answer) == 31
+    started = time.monotonic()
+    result = scorer.score(instance, "<answer>" + "\n".join(answer) + "</answer>")
+    assert time.monotonic() - started < SCORING_LIMITS.seconds + 2
+    assert (result.native, result.success) == (0.0, False)
+    assert "exceeds the scoring limits" in result.reason
+
+
+MISBEHAVING_TASKS = """
+import os, time
+from argc.tasks.framework import Score, register
+from argc.tasks.status_query import StatusQuery
+
+@register
+class Endless(StatusQuery):
+    name = "endless"
+    def score_answer(self, instance, answer):
+        if answer == "loop":
+            while True:
+                pass
+        if answer == "hoard":
+            hoard = [bytearray(64 << 20) for _ in range(64)]
+        if answer == "die":
+            os._exit(3)
+        return Score(0.5, False, "scored")
+"""
+
+
+@pytest.fixture()
+def misbehaving(tmp_path) -> tuple[Path, Instance]:
+    path = tmp_path / "misbehaving.py"
+    path.write_text(MISBEHAVING_TASKS, encoding="utf-8")
+    record = generate("status_query", 1, Ordering(), 0).record()
+    return path, Instance.from_record({**record, "task": "endless"})
+
+
+def test_a_scorer_past_the_deadline_is_killed_and_replaced(misbehaving):
+    path, instance = misbehaving
+    with IsolatedScorer(isolation=Isolation(seconds=1.0), load=[str(path)]) as pool:
+        started = time.monotonic()
+        result = pool.score(instance, "<answer>loop</answer>")
+        assert time.monotonic() - started < 1 + 1
+        assert (result.native, result.success) == (0.0, False)
+        assert "stopped after more than 1 s" in result.reason
+        assert pool.score(instance, "<answer>fine</answer>").reason == "scored"
+
+
+def test_a_scorer_past_the_memory_cap_scores_zero(misbehaving):
+    path, instance = misbehaving
+    with IsolatedScorer(isolation=Isolation(memory_mb=1024), load=[str(path)]) as pool:
+        result = pool.score(instance, "<answer>hoard</answer>")
+        assert (result.native, result.success) == (0.0, False)
+        assert "MemoryError" in result.reason
+        assert pool.score(instance, "<answer>fine</answer>").reason == "scored"
+
+
+def test_a_dying_worker_scores_zero_and_is_replaced(misbehaving):
+    path, instance = misbehaving
+    with IsolatedScorer(load=[str(path)]) as pool:
+        result = pool.score(instance, "<answer>die</answer>")
+        assert "died (exit code 3)" in result.reason
+        assert pool.score(instance, "<answer>fine</answer>").reason == "scored"
+
+
+def test_parallel_workers_score_in_order(counter_argument):
+    answers = [counter_argument.reference, "", "[axiom: nothing]", counter_argument.reference]
+    rng = random.Random(0)
+    answers = [rng.choice(answers) for _ in range(12)]
+    pairs = [(counter_argument, f"<answer>{answer}</answer>") for answer in answers]
+    with IsolatedScorer(workers=2) as pool:
+        scores = pool.score_many(pairs)
+    from argc.tasks import score
+
+    assert scores == [score(instance, response) for instance, response in pairs]
