@@ -1,33 +1,188 @@
-"""The `argc` command line: the engine's, the tasks', the benchmark's and training's commands."""
+"""The `argc` command line: the engine's, the tasks', the benchmark's and training's commands.
+
+One contract for every command: exit code 0 on success, 1 for a negative answer (an
+inconsistent theory, an unsatisfiable query, failed requests), 2 for bad input, an exceeded
+limit or any unexpected error — each in one line on stderr (`argc --debug ...` shows the
+traceback) —, 130 on Ctrl-C and 141 when the reader of the output goes away (`| head`).
+"""
 
 from __future__ import annotations
 
 import argparse
+import os
+import re
 import sys
-from collections.abc import Sequence
+import traceback
+from collections.abc import Iterator, Sequence
 
+from argc import __version__
 from argc.bench import cli as bench_cli
 from argc.compiler import cli as engine_cli
+from argc.dsl.errors import ArgcError
 from argc.tasks import cli as tasks_cli
 from argc.tasks import curriculum
 from argc.train import cli as train_cli
 
+EXIT_ERROR, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 2, 130, 141
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the `argc` console script; returns the exit code."""
+#: Options whose value is a literal: `--explain -a` means the literal -a, not an option.
+LITERAL_OPTIONS = ("--explain", "--credulous", "--skeptical")
+_NEGATED_LITERAL = re.compile(r"-[A-Za-z_][A-Za-z0-9_]*")
+
+#: Examples shown at the end of each command's --help, by command path.
+EXAMPLES = {
+    "check": """\
+  argc check examples/modgil_prakken_tweety.arg
+  argc check theory.arg --ordering weakest-link --set democratic --semantics preferred
+  argc check theory.arg --json --graph --explain -flies
+  argc check theory.arg --export dot --out graph.dot
+  cat theory.arg | argc check -""",
+    "query": """\
+  argc query examples/modgil_prakken_tweety.arg examples/new_task/undercut_status.lp""",
+    "af": """\
+  argc af framework.apx --semantics preferred --credulous a1""",
+    "generate": """\
+  argc generate status_query --level 7 --ordering weakest-link --set democratic \\
+      --seed 0 --count 100 --out instances.jsonl""",
+    "score": """\
+  argc score instances.jsonl predictions.jsonl --out results.jsonl""",
+    "curriculum": """\
+  argc curriculum --instances 50 --out docs/curriculum.md""",
+    "bench build": """\
+  argc bench build --out benchmark/ --workers 8
+  argc bench build --out benchmark/ --shard 1/4   # then argc bench merge""",
+    "bench audit": """\
+  argc bench audit benchmark/ --workers 4""",
+    "bench merge": """\
+  argc bench merge benchmark/""",
+    "bench export": """\
+  argc bench export benchmark/ --out hf-dataset/""",
+    "eval": """\
+  argc eval benchmark/ --base-url http://127.0.0.1:8000/v1 --model M --out run.jsonl
+  argc eval instances.jsonl --local models/small --out run-small.jsonl""",
+    "report": """\
+  argc report run.jsonl run-small.jsonl --out report/""",
+    "train": """\
+  OMP_NUM_THREADS=1 argc train --config train/configs/tiny-cpu.yaml""",
+    "sample": """\
+  argc sample instances.jsonl --k 16 --local runs/tiny --out samples.jsonl""",
+    "sample-metrics": """\
+  argc sample-metrics samples.jsonl --baseline base.jsonl --out metrics/""",
+}
+
+
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    """Keeps the layout of descriptions and examples; help lines say their default."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The whole command line, every help showing defaults and examples."""
     parser = argparse.ArgumentParser(
         prog="argc",
         description="Compile ASPIC+ theories to ASP, solve them with clingo, and build"
         " verified reasoning tasks on them.",
+        epilog="Exit codes: 0 success; 1 a negative answer (inconsistent theory,"
+        " unsatisfiable query, failed requests); 2 bad input, an exceeded limit or an error;"
+        " 130 interrupted.",
     )
-    commands = parser.add_subparsers(dest="command", required=True)
+    parser.add_argument("--version", action="version", version=f"argc {__version__}")
+    parser.add_argument(
+        "--debug", action="store_true", help="show the traceback of an unexpected error"
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     engine_cli.register(commands)
     tasks_cli.register(commands)
     curriculum.register(commands)
     bench_cli.register(commands)
     train_cli.register(commands)
-    args = parser.parse_args(argv)
-    return args.handler(args)
+    for path, command in _commands(parser):
+        command.formatter_class = _Formatter
+        if path in EXAMPLES:
+            command.epilog = "examples:\n" + EXAMPLES[path]
+        _document_defaults(command)
+    return parser
+
+
+def _commands(
+    parser: argparse.ArgumentParser, path: str = ""
+) -> Iterator[tuple[str, argparse.ArgumentParser]]:
+    """Every parser below `parser`, with its command path ("bench build")."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, command in action.choices.items():
+                full = f"{path} {name}".strip()
+                yield full, command
+                yield from _commands(command, full)
+
+
+def _document_defaults(parser: argparse.ArgumentParser) -> None:
+    """Append "(default: X)" to each option's help where X says something and the help does
+    not already name its default."""
+    for action in parser._actions:
+        if not action.option_strings or isinstance(action, argparse._HelpAction):
+            continue
+        default = action.default
+        if default in (None, False, [], argparse.SUPPRESS) or action.nargs == 0:
+            continue
+        help_text = action.help or ""
+        if "default" in help_text.lower() or help_text == argparse.SUPPRESS:
+            continue
+        action.help = f"{help_text} (default: %(default)s)".strip()
+
+
+def literal_arguments(argv: Sequence[str]) -> list[str]:
+    """`--explain -a` written as `--explain=-a`, so that argparse reads -a as a value."""
+    joined: list[str] = []
+    tokens = iter(argv)
+    for token in tokens:
+        if token in LITERAL_OPTIONS:
+            value = next(tokens, None)
+            if value is not None and _NEGATED_LITERAL.fullmatch(value):
+                joined.append(f"{token}={value}")
+                continue
+            joined.append(token)
+            if value is not None:
+                joined.append(value)
+            continue
+        joined.append(token)
+    return joined
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the `argc` console script; returns the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(literal_arguments(sys.argv[1:] if argv is None else argv))
+    try:
+        return args.handler(args)
+    except KeyboardInterrupt:
+        print("argc: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
+    except ArgcError as error:
+        print(f"argc {args.command}: {error}", file=sys.stderr)
+    except MemoryError:
+        print(f"argc {args.command}: out of memory", file=sys.stderr)
+    except Exception as error:  # noqa: BLE001 - the contract: one line, exit 2
+        if args.debug:
+            traceback.print_exc()
+        else:
+            print(
+                f"argc {args.command}: internal error: {type(error).__name__}: {error}"
+                " (rerun with argc --debug for the traceback)",
+                file=sys.stderr,
+            )
+    return EXIT_ERROR
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so that Python's flush at exit does not fail again."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 if __name__ == "__main__":

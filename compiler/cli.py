@@ -25,8 +25,17 @@ from argc.compiler.solution import Solution
 from argc.compiler.solve import query, solve
 from argc.dsl.errors import InputError
 from argc.dsl.iccma import Framework, read_framework
-from argc.dsl.ir import PRINCIPLES, READINGS, SEMANTICS, SET_COMPARISONS, Literal, Ordering
-from argc.dsl.parser import read_text, read_theory
+from argc.dsl.ir import (
+    PRINCIPLES,
+    READINGS,
+    SEMANTICS,
+    SET_COMPARISONS,
+    Literal,
+    Ordering,
+    Theory,
+)
+from argc.dsl.lint import theory_warnings
+from argc.dsl.parser import read_text, read_theory, source_name
 from argc.files import STDOUT, OutputError, write_output
 from argc.options import positive_int, seconds
 
@@ -59,7 +68,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         type=_literal,
         default=[],
         metavar="LITERAL",
-        help="explain why LITERAL has its status (repeatable; write --explain=-a for -a)",
+        help="explain why LITERAL has its status (repeatable; -a or --explain=-a for a negation)",
     )
     _add_graph_options(check)
     _add_limits(check)
@@ -207,10 +216,11 @@ def _limit_message(path: str, error: LimitExceeded) -> str:
     return text if text.startswith(f"{path}:") else f"{path}: {text}"
 
 
-def _check_file(path: str, args: argparse.Namespace, watchdog: Watchdog) -> int:
+def _check_file(file: str, args: argparse.Namespace, watchdog: Watchdog) -> int:
+    path = source_name(file)
     limits = _clock(_limits(args), watchdog, path, args.json)
     try:
-        theory = read_theory(path, deadline=_deadline(limits))
+        theory = read_theory(file, deadline=_deadline(limits))
         solution = solve(
             theory,
             ordering=_ordering(args, theory.ordering),
@@ -221,7 +231,21 @@ def _check_file(path: str, args: argparse.Namespace, watchdog: Watchdog) -> int:
         return _failed(path, error, args.json)
     finally:
         watchdog.disarm()
+    for warning in _warnings(solution.theory, path, args.explain):
+        print(warning, file=sys.stderr, flush=True)
     return _present(solution, path, args)
+
+
+def _warnings(theory: Theory, path: str, explained: list[Literal]) -> list[str]:
+    """The theory's warnings, and one for each --explain literal it does not name."""
+    found = [warning.located(path) for warning in theory_warnings(theory)]
+    atoms = {literal.atom for literal in theory.literals()}
+    found += [
+        f"{path}: warning: --explain {literal}: the theory does not name {literal.atom}"
+        for literal in explained
+        if literal.atom not in atoms
+    ]
+    return found
 
 
 def _failed(path: str, error: InputError | LimitExceeded, as_json: bool) -> int:

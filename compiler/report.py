@@ -62,9 +62,10 @@ def summary(
     kinds = solution.attacks_by_kind()
     lines = [
         f"{filename}: {solution.ordering}, {solution.semantics} semantics",
-        f"  {len(solution.arguments)} arguments; {len(solution.attacks)} attacks"
+        f"  {counted(len(solution.arguments), 'argument')};"
+        f" {counted(len(solution.attacks), 'attack')}"
         f" ({', '.join(f'{count} {kind}' for kind, count in kinds.items())});"
-        f" {len(solution.defeats)} defeats",
+        f" {counted(len(solution.defeats), 'defeat')}",
     ]
     for part in dict.fromkeys(show):
         lines += SHOWABLE[part](solution)
@@ -82,14 +83,28 @@ def summary(
             row += "  (queried)"
         lines.append(row.rstrip())
     lines += _extension_lines(solution, solution.semantics)
-    lines.append(
-        "  consistent"
-        if solution.consistent
-        else "  INCONSISTENT: a literal and its contradictory are both justified"
-    )
+    lines.append("  consistent" if solution.consistent else "  " + inconsistency(solution))
     for literal in explained:
         lines += ["", *explain(solution, literal)]
     return "\n".join(lines)
+
+
+def counted(number: int, noun: str) -> str:
+    """`1 attack`, `2 attacks`, `0 attacks`."""
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
+
+
+def inconsistency(solution: Solution) -> str:
+    """Which literals are justified together with their contradictories."""
+    both = [
+        literal
+        for literal in solution.theory.claims()
+        if not literal.negated
+        and solution.status(literal) == "justified"
+        and solution.status(literal.complement) == "justified"
+    ]
+    pairs = ", ".join(f"{literal} and {literal.complement}" for literal in both)
+    return f"INCONSISTENT: {pairs} are both justified"
 
 
 def _yes(value: bool) -> str:
@@ -152,8 +167,8 @@ def framework_summary(
     the answers to the queries."""
     semantics = solution.semantics
     lines = [
-        f"{filename}: {len(solution.framework.arguments)} arguments,"
-        f" {len(solution.framework.attacks)} attacks; {semantics} semantics",
+        f"{filename}: {counted(len(solution.framework.arguments), 'argument')},"
+        f" {counted(len(solution.framework.attacks), 'attack')}; {semantics} semantics",
         *_extension_lines(solution, semantics),
     ]
     if solution.exists:

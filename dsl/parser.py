@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
+import sys
 import time
 from contextvars import ContextVar
 from functools import cache
@@ -246,18 +247,26 @@ def parse_intervention(text: str, filename: str = "<intervention>") -> list[Dire
 _CHUNK = 1 << 16
 
 
+#: The path that stands for standard input.
+STDIN = "-"
+
+
 def read_text(path: str | Path, *, deadline: float | None = None) -> str:
-    """Read a UTF-8 text file of bounded size; any failure is an InputError naming the file.
+    """Read a UTF-8 text file of bounded size (`-`: standard input); any failure is an
+    InputError naming the file.
 
     A regular file's size is checked before it is read; other files (pipes, devices) are read
     in chunks up to the bound. `deadline` (a `time.monotonic()` value) bounds the reading.
     """
-    name = str(path)
+    name = source_name(path)
     try:
-        with open(path, "rb") as handle:
-            if stat.S_ISDIR(os.fstat(handle.fileno()).st_mode):
-                raise IsADirectoryError(21, "Is a directory")
-            raw = _bounded_read(handle, name, deadline)
+        if str(path) == STDIN:
+            raw = _bounded_read(sys.stdin.buffer, name, deadline)
+        else:
+            with open(path, "rb") as handle:
+                if stat.S_ISDIR(os.fstat(handle.fileno()).st_mode):
+                    raise IsADirectoryError(21, "Is a directory")
+                raw = _bounded_read(handle, name, deadline)
     except (OSError, ValueError) as error:  # ValueError: a NUL byte in the path
         reason = getattr(error, "strerror", None) or error
         raise InputError(f"cannot read file: {reason}", filename=name) from None
@@ -267,6 +276,11 @@ def read_text(path: str | Path, *, deadline: float | None = None) -> str:
         raise InputError(
             f"not UTF-8 text (byte {error.start} cannot be decoded)", filename=name
         ) from None
+
+
+def source_name(path: str | Path) -> str:
+    """How messages name an input: its path, or <stdin>."""
+    return "<stdin>" if str(path) == STDIN else str(path)
 
 
 def _bounded_read(handle, name: str, deadline: float | None) -> bytes:
@@ -293,4 +307,5 @@ def _too_large(size: int, more: bool = False) -> str:
 def read_theory(path: str | Path, *, deadline: float | None = None) -> Theory:
     """Read and parse a `.arg` file (within `deadline`, a `time.monotonic()` value);
     unreadable files raise InputError too."""
-    return parse_theory(read_text(path, deadline=deadline), str(path), deadline=deadline)
+    text = read_text(path, deadline=deadline)
+    return parse_theory(text, source_name(path), deadline=deadline)

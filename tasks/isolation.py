@@ -18,6 +18,7 @@ import json
 import os
 import queue
 import selectors
+import signal
 import subprocess
 import sys
 import threading
@@ -247,6 +248,9 @@ def _serve(arguments: Sequence[str]) -> int:
     parser.add_argument("--memory-mb", type=int, default=Isolation.memory_mb)
     parser.add_argument("--load", action="append", default=[])
     options = parser.parse_args(arguments)
+    # Ctrl-C is for the caller, which keeps or drops the answers in flight; the worker ends
+    # when its input closes or the caller kills it.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     out = sys.stdout
     try:
         cap_memory(options.memory_mb)

@@ -1,0 +1,133 @@
+"""Warnings about well-formed theories that probably do not say what their author meant:
+preferences that form a cycle (so none of them is strict) and rules named like atoms the
+theory also uses (a rule's name is a literal: `-r` undercuts the rule `r`)."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Sequence
+from dataclasses import dataclass
+
+from argc.dsl.ir import Literal, Position, Theory
+
+
+@dataclass(frozen=True)
+class TheoryWarning:
+    message: str
+    position: Position | None = None
+
+    def located(self, filename: str) -> str:
+        """The warning as `file:line:col: warning: ...`."""
+        where = filename
+        if self.position is not None:
+            where += f":{self.position.line}:{self.position.column}"
+        return f"{where}: warning: {self.message}"
+
+
+def theory_warnings(theory: Theory) -> list[TheoryWarning]:
+    """What looks unintended in a theory, in source order of the directives concerned."""
+    rule_pairs = [(p.stronger, p.weaker, p.position) for p in theory.rule_preferences]
+    premise_pairs = [(p.stronger, p.weaker, p.position) for p in theory.premise_preferences]
+    found = _cycles(rule_pairs, "rule") + _cycles(premise_pairs, "premise")
+    found += _rules_named_like_atoms(theory)
+    return found
+
+
+def _cycles(pairs: Sequence[tuple[Hashable, Hashable, Position | None]], what: str) -> list:
+    """One warning per group of preferences that reach each other (a strongly connected
+    component of the stronger → weaker graph with more than one member)."""
+    graph: dict[Hashable, list[Hashable]] = {}
+    for stronger, weaker, _ in pairs:
+        graph.setdefault(stronger, []).append(weaker)
+        graph.setdefault(weaker, [])
+    warnings = []
+    for component in _components(graph):
+        if len(component) < 2:
+            continue
+        members = ", ".join(sorted(str(item) for item in component))
+        first = next(position for s, w, position in pairs if s in component and w in component)
+        warnings.append(
+            TheoryWarning(
+                f"the {what} preferences among {members} form a cycle: none of these"
+                f" {what}s is strictly preferred to another",
+                first,
+            )
+        )
+    return warnings
+
+
+def _components(graph: dict[Hashable, list[Hashable]]) -> Iterable[set[Hashable]]:
+    """Strongly connected components (Tarjan's algorithm, iterative)."""
+    index: dict[Hashable, int] = {}
+    low: dict[Hashable, int] = {}
+    stack: list[Hashable] = []
+    on_stack: set[Hashable] = set()
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(graph[root]))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, successors = work[-1]
+            for successor in successors:
+                if successor not in index:
+                    index[successor] = low[successor] = len(index)
+                    stack.append(successor)
+                    on_stack.add(successor)
+                    work.append((successor, iter(graph[successor])))
+                    break
+                if successor in on_stack:
+                    low[node] = min(low[node], index[successor])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component = set()
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.add(member)
+                        if member == node:
+                            break
+                    yield component
+
+
+def _rules_named_like_atoms(theory: Theory) -> list[TheoryWarning]:
+    """Defeasible rules whose name is an atom the theory uses otherwise than in a rule's head
+    (where `-r` undercuts and `r` reinstates the rule): an axiom, premise, antecedent,
+    preference, contrary or query `r` / `-r` is then about the rule's applicability. Strict
+    rules, which have no applicability literal, are flagged for any use of their name."""
+    anywhere = {literal.atom for literal in theory.literals()}
+    besides_heads = {literal.atom for literal in _non_head_literals(theory)}
+    warnings = []
+    for rule in theory.rules:
+        if rule.name not in (anywhere if rule.strict else besides_heads):
+            continue
+        meaning = (
+            f"-{rule.name} does not undercut a strict rule: it is an unrelated atom"
+            if rule.strict
+            else f"{rule.name} and -{rule.name} there stand for the rule's applicability"
+            f" (-{rule.name} undercuts it)"
+        )
+        warnings.append(
+            TheoryWarning(
+                f"rule '{rule.name}' is named like the atom {rule.name} the theory also uses;"
+                f" {meaning}",
+                rule.position,
+            )
+        )
+    return warnings
+
+
+def _non_head_literals(theory: Theory) -> Iterable[Literal]:
+    yield from theory.axioms
+    yield from theory.premises
+    yield from theory.queries
+    for rule in theory.rules:
+        yield from rule.body
+    for preference in theory.premise_preferences:
+        yield from (preference.stronger, preference.weaker)
+    for contrary in theory.contraries:
+        yield from (contrary.attacker, contrary.attacked)
