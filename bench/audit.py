@@ -34,6 +34,7 @@ from argc.compiler import LimitExceeded, solve
 from argc.dsl.errors import ArgcError
 from argc.dsl.ir import ORDERINGS, Ordering, Theory
 from argc.dsl.parser import parse_intervention
+from argc.options import positive_int
 from argc.tasks import REGISTRY, GenerationFailed, Instance, generate
 from argc.tasks.framework import instance_id
 from argc.tasks.intervention import InterventionTask
@@ -346,7 +347,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     check.set_defaults(handler=_audit_command)
     check.add_argument("directory", type=Path, metavar="DIR")
-    check.add_argument("--workers", type=int, default=os.cpu_count() or 1, metavar="N")
+    check.add_argument("--workers", type=positive_int, default=os.cpu_count() or 1, metavar="N")
     check.add_argument("--out", type=Path, metavar="REPORT.md")
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from argc.dsl.errors import ArgcError
+from argc.options import positive_int
 from argc.train.tiny import TinySpec
 
 EXIT_OK, EXIT_INPUT_ERROR = 0, 2
@@ -61,7 +62,7 @@ class TrainConfig:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", required=True, type=Path, help="the training config (YAML)")
     parser.add_argument("--output-dir", type=Path, help="override grpo.output_dir")
-    parser.add_argument("--max-steps", type=int, help="override grpo.max_steps")
+    parser.add_argument("--max-steps", type=positive_int, help="override grpo.max_steps")
     parser.add_argument(
         "--dry-run",
         action="store_true",
