@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, partial
 
 import clingo
 
@@ -213,9 +213,10 @@ def accepted(
 
     Where the extensions are the program's models, brave and cautious consequences. Under
     preferred and naive semantics, credulous acceptance is that of the program's models
-    (each lies inside a maximal one) and skeptical acceptance a counterexample-guided search
-    (`_MaximalSearch`). Under semi-stable and stage semantics, the consequences of the
-    sets with each maximal range.
+    (each lies inside a maximal one); skeptical acceptance is a counterexample-guided search
+    under preferred semantics (`_PreferredSearch`) and one search per item under naive
+    semantics (`_in_every_naive`). Under semi-stable and stage semantics, the consequences
+    of the sets with each maximal range.
     """
     if semantics in _UNIQUE:
         return from_extensions(question, [_unique(session, semantics, arguments)])
@@ -227,9 +228,24 @@ def accepted(
     if semantics in _MODELS:
         skeptical = _consequences(session, "cautious", question.predicate) or frozenset()
         return Verdicts(credulous, skeptical)
-    search = _MaximalSearch(session, arguments, question, known)
-    skeptical = frozenset(item for item in credulous if search.in_every(item))
-    return Verdicts(credulous, skeptical)
+    if semantics == "naive":
+        session.ground([("blocked", encoding_text("blocked"))])
+        in_every = partial(_in_every_naive, session, question)
+    else:
+        in_every = _PreferredSearch(session, arguments, question, known).in_every
+    return Verdicts(credulous, frozenset(item for item in credulous if in_every(item)))
+
+
+def _in_every_naive(session: Session, question: Question, item: clingo.Symbol) -> bool:
+    """Whether every naive extension holds `item`: no conflict-free set without the item's
+    arguments blocks each of them (a maximal conflict-free set around it would lack them
+    all, and a naive extension without the item blocks them all)."""
+    assumptions = [
+        (clingo.Function(name, [argument]), name == "blocked")
+        for argument in question.support[item]
+        for name in ("in", "blocked")
+    ]
+    return not _collect(session, _in_set, "auto", assumptions, count=1)
 
 
 def _per_range(session: Session, arguments: list[clingo.Symbol], question: Question) -> Verdicts:
@@ -244,13 +260,21 @@ def _per_range(session: Session, arguments: list[clingo.Symbol], question: Quest
     return Verdicts(frozenset(credulous), frozenset.intersection(*cautious))
 
 
-class _MaximalSearch:
-    """Skeptical acceptance under a subset-maximal semantics (preferred, naive), by
-    counterexample: an item is in every maximal extension unless some set of the program
-    without it lies inside no maximal extension found so far. Each such set is grown to a
-    maximal extension (domRec under assumptions), which is new; once it is found, every
-    subset of it is excluded from later searches. The exclusions are sound for every item
-    asked afterwards: an item that a found extension lacks is refused before any search."""
+class _PreferredSearch:
+    """Skeptical preferred acceptance by counterexample, within the item's region: its
+    arguments and every argument with a path of defeats to them. Preferred semantics is
+    directional: the extensions' parts in a region are the preferred extensions of the
+    region alone, so an item is in every extension iff every preferred extension of its
+    region holds one of its arguments.
+
+    A candidate is a set of the program without the item's arguments whose part in the
+    region lies inside none of the region's preferred extensions found so far; none means
+    yes. A candidate is grown to a preferred extension (domRec under assumptions that keep
+    its members in), whose part in the region is new: if it lacks the item's arguments, no;
+    otherwise a constraint, active while that region is searched (external `searching(N)`),
+    excludes the sets whose part in the region lies inside it. The constraints stay sound
+    for every item asked later: a found part that lacks an item's arguments answers before
+    any search."""
 
     def __init__(
         self,
@@ -260,37 +284,62 @@ class _MaximalSearch:
         known: Sequence[Extension],
     ) -> None:
         self.session = session
-        self.arguments = arguments
         self.question = question
-        self.held: list[frozenset[clingo.Symbol]] = []  # the items of each one found
-        for extension in known:
-            self._add(extension)
+        self.known = known
+        self.defeaters: dict[clingo.Symbol, list[clingo.Symbol]] = defaultdict(list)
+        for defeat in session.atoms("defeat", 2):
+            attacker, attacked = defeat.arguments
+            self.defeaters[attacked].append(attacker)
+        self.parts: dict[frozenset[clingo.Symbol], list[Extension]] = {}
+        self.guards: dict[frozenset[clingo.Symbol], clingo.Symbol] = {}
 
-    def _add(self, extension: Extension) -> None:
-        """Record a maximal extension (by the items it holds) and exclude its subsets."""
-        self.held.append(self.question.held(extension))
-        control = self.session.control
-        outside = [
-            control.symbolic_atoms[clingo.Function("in", [argument])]
-            for argument in self.arguments
-            if argument not in extension
-        ]
-        with control.backend() as backend:
-            backend.add_rule([], [-atom.literal for atom in outside if atom is not None])
+    def _region(self, avoided: frozenset[clingo.Symbol]) -> frozenset[clingo.Symbol]:
+        region, stack = set(avoided), list(avoided)
+        while stack:
+            for attacker in self.defeaters.get(stack.pop(), ()):
+                if attacker not in region:
+                    region.add(attacker)
+                    stack.append(attacker)
+        return frozenset(region)
 
     def in_every(self, item: clingo.Symbol) -> bool:
-        """Whether every maximal extension holds `item`."""
-        absent = [
-            (clingo.Function("in", [argument]), False) for argument in self.question.support[item]
-        ]
-        while all(item in held for held in self.held):
-            candidate = _collect(self.session, _in_set, "auto", absent, count=1)
-            if not candidate:
-                return True
-            self._add(self._grow(candidate[0]))
-        return False
+        """Whether every preferred extension holds `item`."""
+        avoided = frozenset(self.question.support[item])
+        region = self._region(avoided)
+        if not all(part & avoided for part in self._parts(region)):
+            return False
+        absent = [(clingo.Function("in", [argument]), False) for argument in avoided]
+        absent.append((self.guards[region], True))
+        while candidate := _collect(self.session, _in_set, "auto", absent, count=1):
+            present = [(clingo.Function("in", [argument]), True) for argument in candidate[0]]
+            grown = _collect(self.session, _in_set, "domRec", present, count=1)[0]
+            if not self._add(region, grown) & avoided:
+                return False
+        return True
 
-    def _grow(self, candidate: Extension) -> Extension:
-        """A maximal extension containing `candidate` (which is itself a model)."""
-        present = [(clingo.Function("in", [argument]), True) for argument in candidate]
-        return _collect(self.session, _in_set, "domRec", present, count=1)[0]
+    def _parts(self, region: frozenset[clingo.Symbol]) -> list[Extension]:
+        """The parts in `region` of the preferred extensions found; on the first visit, its
+        external `searching(N)` and the parts of the extensions known beforehand."""
+        if region not in self.parts:
+            self.parts[region] = []
+            guard = self.guards[region] = clingo.Function(
+                "searching", [clingo.Number(len(self.guards))]
+            )
+            with self.session.control.backend() as backend:
+                backend.add_external(backend.add_atom(guard), clingo.TruthValue.Free)
+            for extension in self.known:
+                self._add(region, extension)
+        return self.parts[region]
+
+    def _add(self, region: frozenset[clingo.Symbol], extension: Extension) -> Extension:
+        """Record the part in `region` of a preferred extension and exclude its subsets while
+        the region is searched; return the part."""
+        part = extension & region
+        self.parts[region].append(part)
+        atoms = self.session.control.symbolic_atoms
+        outside = [atoms[clingo.Function("in", [argument])] for argument in region - part]
+        body = [atoms[self.guards[region]].literal]
+        body += [-atom.literal for atom in outside if atom is not None]
+        with self.session.control.backend() as backend:
+            backend.add_rule([], body)
+        return part
