@@ -232,7 +232,7 @@ def accepted(
         session.ground([("blocked", encoding_text("blocked"))])
         in_every = partial(_in_every_naive, session, question)
     else:
-        in_every = _PreferredSearch(session, arguments, question, known).in_every
+        in_every = _PreferredSearch(session, question, known).in_every
     return Verdicts(credulous, frozenset(item for item in credulous if in_every(item)))
 
 
@@ -249,6 +249,8 @@ def _in_every_naive(session: Session, question: Question, item: clingo.Symbol) -
 
 
 def _per_range(session: Session, arguments: list[clingo.Symbol], question: Question) -> Verdicts:
+    """Acceptance under semi-stable or stage semantics: the union of the brave and the
+    intersection of the cautious consequences of the sets with each maximal range."""
     credulous: set[clingo.Symbol] = set()
     cautious: list[Extension] = []
     predicate = question.predicate
@@ -276,13 +278,7 @@ class _PreferredSearch:
     for every item asked later: a found part that lacks an item's arguments answers before
     any search."""
 
-    def __init__(
-        self,
-        session: Session,
-        arguments: list[clingo.Symbol],
-        question: Question,
-        known: Sequence[Extension],
-    ) -> None:
+    def __init__(self, session: Session, question: Question, known: Sequence[Extension]) -> None:
         self.session = session
         self.question = question
         self.known = known
