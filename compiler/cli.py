@@ -24,7 +24,7 @@ from argc.compiler.report import (
 from argc.compiler.solution import Solution
 from argc.compiler.solve import query, solve
 from argc.dsl.errors import InputError
-from argc.dsl.iccma import Framework, read_framework
+from argc.dsl.iccma import FORMATS, Framework, read_framework
 from argc.dsl.ir import (
     PRINCIPLES,
     READINGS,
@@ -125,6 +125,11 @@ def _register_af(commands: argparse._SubParsersAction) -> None:
     solve_af.set_defaults(handler=_af)
     solve_af.add_argument("files", nargs="+", metavar="FILE")
     solve_af.add_argument("--semantics", choices=SEMANTICS, default="grounded")
+    solve_af.add_argument(
+        "--format",
+        choices=FORMATS,
+        help="the files' format (default: each file's suffix; needed for '-', standard input)",
+    )
     solve_af.add_argument("--json", action="store_true", help="one JSON object per file per line")
     for mode in ("credulous", "skeptical"):
         solve_af.add_argument(
@@ -323,10 +328,11 @@ def _queries(args: argparse.Namespace, framework: Framework, path: str) -> list[
     return found
 
 
-def _af_file(path: str, args: argparse.Namespace, watchdog: Watchdog) -> int:
+def _af_file(file: str, args: argparse.Namespace, watchdog: Watchdog) -> int:
+    path = source_name(file)
     limits = _clock(_limits(args), watchdog, path, args.json)
     try:
-        framework = read_framework(path, deadline=_deadline(limits))
+        framework = read_framework(file, form=args.format, deadline=_deadline(limits))
         queries = _queries(args, framework, path)
         solution = solve_framework(framework, args.semantics, limits)
     except (InputError, LimitExceeded) as error:

@@ -17,12 +17,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from argc.dsl.errors import InputError
-from argc.dsl.parser import read_text
+from argc.dsl.parser import read_text, source_name
 
 #: An `.af` header declaring more arguments than this is refused.
 MAX_ARGUMENTS = 1_000_000
-#: The file suffixes `read_framework` knows.
-SUFFIXES = (".apx", ".af")
+#: The formats `read_framework` reads, named like their file suffixes.
+FORMATS = ("apx", "af")
 
 _NAME = re.compile(r"[A-Za-z0-9_]+")
 _APX_STATEMENT = re.compile(
@@ -142,16 +142,18 @@ def _af_argument(source: _Source, field: tuple[str, int], size: int) -> str:
     return str(int(word))
 
 
-def read_framework(path: str | Path, *, deadline: float | None = None) -> Framework:
-    """Read a `.apx` or `.af` file (by its suffix; `deadline` bounds the reading as for
-    `read_text`); a byte order mark is skipped."""
-    name = str(path)
-    suffix = Path(name).suffix.lower()
-    if suffix not in SUFFIXES:
-        raise InputError(
-            f"unknown framework format '{suffix}'; expected {' or '.join(SUFFIXES)}", filename=name
-        )
-    reader = parse_apx if suffix == ".apx" else parse_af
+def read_framework(
+    path: str | Path, *, form: str | None = None, deadline: float | None = None
+) -> Framework:
+    """Read a framework in `form`, `apx` or `af` (by default the file's suffix); `-` reads
+    standard input, and `deadline` bounds the reading as for `read_text`. A byte order mark
+    is skipped."""
+    name = source_name(path)
+    form = form or Path(str(path)).suffix.lower().removeprefix(".")
+    if form not in FORMATS:
+        what = f"unknown framework format '{form}'" if form else "no framework format given"
+        raise InputError(f"{what}; expected {' or '.join(FORMATS)}", filename=name)
+    reader = parse_apx if form == "apx" else parse_af
     return reader(read_text(path, deadline=deadline).removeprefix("\ufeff"), name)
 
 

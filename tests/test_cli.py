@@ -7,6 +7,7 @@ derivations are in the comments), never copied from the engine's output.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -820,3 +821,27 @@ def test_af_errors_exit_2(tmp_path, capsys):
     assert "Traceback" not in err
     code, _, err = solve_af(capsys, good, "--credulous", "z")
     assert code == EXIT_INPUT_ERROR and f"{good}: no argument named 'z'" in err
+
+
+def _stdin(monkeypatch, data: bytes) -> None:
+    """Standard input read from a pipe holding `data`."""
+    reading, writing = os.pipe()
+    os.write(writing, data)
+    os.close(writing)
+    monkeypatch.setattr("sys.stdin", os.fdopen(reading))
+
+
+def test_af_reads_standard_input_with_format(monkeypatch, capsys):
+    _stdin(monkeypatch, b"p af 2\n1 2\n")
+    code, out, _ = solve_af(capsys, "-", "--format", "af", "--semantics", "stable")
+    assert code == EXIT_OK
+    assert out.splitlines()[:3] == [
+        "<stdin>: 2 arguments, 1 attack; stable semantics",
+        "  stable extensions: 1",
+        "    {1}",
+    ]
+    _stdin(monkeypatch, b"p af 1\n")
+    code, _, err = solve_af(capsys, "-")
+    assert (
+        code == EXIT_INPUT_ERROR and "<stdin>: no framework format given; expected apx or af" in err
+    )

@@ -103,7 +103,10 @@ def test_read_framework_by_suffix(tmp_path) -> None:
     af = tmp_path / "f.af"
     af.write_text("p af 1\n1 1\n", encoding="utf-8")
     assert read_framework(af) == Framework(("1",), (("1", "1"),))
-    with pytest.raises(InputError, match=r"f\.tgf: unknown framework format '\.tgf'"):
+    with pytest.raises(InputError, match=r"f\.tgf: unknown framework format 'tgf'"):
         read_framework(tmp_path / "f.tgf")
+    named = tmp_path / "f.txt"
+    named.write_text("p af 2\n2 1\n", encoding="utf-8")
+    assert read_framework(named, form="af") == Framework(("1", "2"), (("2", "1"),))
     with pytest.raises(InputError, match="cannot read file"):
         read_framework(tmp_path / "absent.apx")
