@@ -206,18 +206,31 @@ class IsolatedScorer:
 
 _default: IsolatedScorer | None = None
 _default_lock = threading.Lock()
+_default_settings: dict = {"workers": 1, "isolation": None}
+
+
+def configure(workers: int = 1, isolation: Isolation | None = None) -> None:
+    """Set up the process's shared scorer: `workers` processes bounded by `isolation`."""
+    global _default
+    if workers < 1:
+        raise ValueError(f"workers must be at least 1, not {workers}")
+    with _default_lock:
+        _default_settings.update(workers=workers, isolation=isolation)
+        if _default is not None:
+            _default.close()
+            _default = None
 
 
 def default_scorer() -> IsolatedScorer:
-    """The process's shared scorer (one worker), restarted when more task files are loaded so
-    that its workers know every registered task."""
+    """The process's shared scorer (one worker unless `configure`d), restarted when more task
+    files are loaded so that its workers know every registered task."""
     global _default
     with _default_lock:
         load = loaded_task_files()
         if _default is None or _default.load != load:
             if _default is not None:
                 _default.close()
-            _default = IsolatedScorer(load=load)
+            _default = IsolatedScorer(load=load, **_default_settings)
         return _default
 
 

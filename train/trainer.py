@@ -16,6 +16,7 @@ from typing import Any
 
 from argc.dsl.errors import ArgcError
 from argc.options import positive_int
+from argc.tasks.isolation import configure as configure_scoring
 from argc.train.tiny import TinySpec
 
 EXIT_OK, EXIT_INPUT_ERROR = 0, 2
@@ -57,6 +58,8 @@ class TrainConfig:
     lora: LoraSpec | None = None
     reward_weights: list[float] | None = None
     workers: int = 1
+    #: Worker processes scoring completions for the rewards (`argc.tasks.isolation`).
+    scoring_workers: int = 1
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -133,7 +136,9 @@ def load_config(path: Path) -> TrainConfig:
             )
         if "reward_weights" in config.grpo:
             raise ConfigError("give reward_weights once, at the top level or in grpo")
-    _check(isinstance(config.workers, int) and config.workers > 0, "workers", "a positive integer")
+    for name in ("workers", "scoring_workers"):
+        value = getattr(config, name)
+        _check(isinstance(value, int) and value > 0, name, "a positive integer")
     return TrainConfig(
         recipe=recipe,
         model=model,
@@ -142,6 +147,7 @@ def load_config(path: Path) -> TrainConfig:
         lora=lora,
         reward_weights=weights,
         workers=config.workers,
+        scoring_workers=config.scoring_workers,
     )
 
 
@@ -233,6 +239,7 @@ def train(
     if config.model.path is not None and not Path(config.model.path).is_dir():
         raise ConfigError(f"model.path: {config.model.path} is not a folder")
     args = grpo_args(config, output_dir=output_dir, max_steps=max_steps)
+    configure_scoring(workers=config.scoring_workers)
     reward_funcs = _rewards(config)
     recipe = recipes.load_recipe(config.recipe)
     dataset = data.build_dataset(recipe, workers=config.workers)
