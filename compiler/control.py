@@ -78,6 +78,7 @@ class Budget:
         self.sizes: list[int] = []  # sub-arguments of argument i + 1, with repetition
         self.parents: list[list[int]] = []  # arguments with argument i + 1 as a direct sub
         self.containing: dict[int, int] = {}  # arguments containing argument i + 1 (memo)
+        self.concluding: dict[clingo.Symbol, int] = {}  # arguments for each literal
         self.sub_arguments = 0
         self.instantiations = 0
         self.attacks = 0
@@ -91,33 +92,46 @@ class Budget:
         if time.monotonic() > self.clock.end:
             self._fail(f"time limit of {self.clock.seconds:g} s exceeded")
 
-    def argument(self, structure: clingo.Symbol) -> clingo.Symbol:
-        """`@argument(S)`: the number of an argument's structure (`prem(L)` or `app(R, T)`),
-        1, 2, ... in order of construction, so sub-arguments are numbered before parents."""
+    def argument(
+        self, structure: clingo.Symbol, conclusion: clingo.Symbol, questions: clingo.Symbol
+    ) -> clingo.Symbol:
+        """`@argument(S, C, N)`: the number of an argument's structure (`prem(L)` or
+        `app(R, T)`), 1, 2, ... in order of construction, so sub-arguments are numbered before
+        parents. The new argument concludes C and raises N no-repeat questions (one per rule
+        that can use it)."""
         number = self.numbers.get(structure)
         if number is None:
             self._tick()
             if len(self.structures) >= self.limits.arguments:
                 self._fail(f"the theory has more than {self.limits.arguments:,} arguments")
             self._record_subs(structure)
+            self._count_instantiations(questions.number)
+            self.concluding[conclusion] = self.concluding.get(conclusion, 0) + 1
             self.structures.append(structure)
             number = self.numbers[structure] = clingo.Number(len(self.structures))
         return number
 
-    def step(self, _argument: clingo.Symbol, _other: clingo.Symbol) -> clingo.Symbol:
-        """`@step(A, X) = 1`: one partial instantiation or no-repeat question."""
-        self.instantiations += 1
+    def step(self, _argument: clingo.Symbol, _partial: clingo.Symbol) -> clingo.Symbol:
+        """`@step(A, T) = 1`: one partial instantiation beyond a rule's first antecedent."""
+        self._count_instantiations(1)
+        self._tick()
+        return _ONE
+
+    def _count_instantiations(self, amount: int) -> None:
+        self.instantiations += amount
         if self.instantiations > self.limits.instantiations:
             self._fail(
                 f"building the arguments takes more than {self.limits.instantiations:,}"
                 " partial rule instantiations (rules whose antecedents have many arguments)"
             )
-        self._tick()
-        return _ONE
 
-    def attack(self, attackers: clingo.Symbol, attacked: clingo.Symbol) -> clingo.Symbol:
-        """`@attack(N, B) = 1`: N attacks on B, each reaching every argument containing B."""
-        self.attacks += attackers.number * self._containing(attacked.number)
+    def attack(self, literal: clingo.Symbol, attacked: clingo.Symbol) -> clingo.Symbol:
+        """`@attack(X, B)`: 1 when arguments conclude X, so that they attack B and every
+        argument containing B (these attacks are counted); 0 when none does."""
+        attackers = self.concluding.get(literal, 0)
+        if not attackers:
+            return _ZERO
+        self.attacks += attackers * self._containing(attacked.number)
         if self.attacks > self.limits.attacks:
             self._fail(f"the theory has more than {self.limits.attacks:,} attacks on sub-arguments")
         self._tick()
@@ -157,7 +171,7 @@ class Budget:
 
 
 _NUMBERS = re.compile(r"\d+")
-_ONE = clingo.Number(1)
+_ONE, _ZERO = clingo.Number(1), clingo.Number(0)
 
 
 @cache

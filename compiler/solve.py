@@ -11,7 +11,7 @@ import clingo
 from argc.compiler.control import Limits, Session, check_program
 from argc.compiler.encodings import SEMANTICS_ENCODINGS, program_encodings
 from argc.compiler.facts import literal_term, theory_facts
-from argc.compiler.reasoning import MAXIMAL_SETS, Question, reason
+from argc.compiler.reasoning import MAXIMAL_SETS, Outcome, Question, Verdicts, reason
 from argc.compiler.solution import STATUSES, Argument, Attack, Solution
 from argc.dsl.ir import Literal, Ordering, Theory
 
@@ -115,7 +115,12 @@ def _solve(
     reader = _Reader(session, theory)
     numbers = [symbol.arguments[0] for symbol in session.atoms("arg", 1)]
     arguments = reader.arguments(numbers)
-    outcome = reason(session, semantics, numbers, reader.claim_question(), limits.extensions)
+    grounded = frozenset(symbol.arguments[0] for symbol in session.atoms("grounded_in", 1))
+    if semantics == "grounded":  # accepted either way: concluded in the grounded extension
+        justified = frozenset(symbol.arguments[0] for symbol in session.atoms("justified", 1))
+        outcome = Outcome((grounded,), False, Verdicts(justified, justified))
+    else:
+        outcome = reason(session, semantics, numbers, reader.claim_question(), limits.extensions)
     solution = Solution(
         theory=theory,
         ordering=ordering,
@@ -123,7 +128,7 @@ def _solve(
         arguments=arguments,
         direct_attacks=tuple(reader.direct_attacks()),
         defeats=tuple(reader.pairs("defeat")),
-        grounded=frozenset(reader.names[s.arguments[0]] for s in session.atoms("grounded_in", 1)),
+        grounded=frozenset(reader.names[number] for number in grounded),
         statuses=reader.statuses(),
         extensions=tuple(
             sorted(

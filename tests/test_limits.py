@@ -102,10 +102,12 @@ def test_the_deadline_holds_inside_grounding():
 
 @pytest.mark.parametrize("seed", range(25))
 def test_counted_attacks_are_the_attacks_on_sub_arguments(seed):
-    """The attack count is exact, not a bound: it is the size of attack/4."""
+    """The attack count is exact, not a bound: it is the size of attack/4; and only actual
+    arguments are numbered (and counted against the argument limit)."""
     theory = random_theory(seed)
-    session, _reader, _solution = _solve(theory, Ordering(), "grounded", None)
+    session, _reader, solution = _solve(theory, Ordering(), "grounded", None)
     assert session.budget.attacks == len(session.atoms("attack", 4))
+    assert len(session.budget.structures) == len(solution.arguments)
 
 
 @pytest.mark.parametrize(
