@@ -276,7 +276,8 @@ class Session:
         assumptions: Sequence[tuple[clingo.Symbol, bool]] = (),
         what: str = "models",
     ) -> list[frozenset[clingo.Symbol]]:
-        """Enumerate models under the configured mode, keeping `keep(model)` of each."""
+        """Enumerate models under the configured mode, keeping `keep(model)` of each;
+        LimitExceeded past the extension limit."""
         found: list[frozenset[clingo.Symbol]] = []
         limit = self.limits.extensions
 
@@ -284,17 +285,7 @@ class Session:
             found.append(keep(model))
             return len(found) <= limit
 
-        literals = self._assumption_literals(assumptions)
-        if literals is None:
-            return []
-        try:
-            with self.control.solve(on_model=on_model, assumptions=literals, async_=True) as handle:
-                if not handle.wait(self.deadline.remaining()):
-                    handle.cancel()
-                    raise LimitExceeded(f"time limit of {self.limits.seconds:g} s exceeded")
-                handle.get()
-        except MemoryError:
-            raise LimitExceeded("out of memory while solving") from None
+        self.search(on_model, assumptions)
         if len(found) > limit:
             raise LimitExceeded(f"more than {limit:,} {what}")
         return found
