@@ -93,6 +93,19 @@ def write_output(path: str | Path, data: str | bytes) -> None:
         raise OutputError(f"cannot write {path}: {error.strerror or error}") from None
 
 
+def write_png(figure: Any, path: str | Path) -> None:
+    """A matplotlib figure as a PNG written by `write_output` (no timestamp, so the bytes
+    depend on the figure alone)."""
+    from io import BytesIO
+
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    FigureCanvasAgg(figure)
+    image = BytesIO()
+    figure.savefig(image, format="png", dpi=100, metadata={"Software": None})
+    write_output(path, image.getvalue())
+
+
 def _write_stdout(payload: bytes) -> None:
     buffer = getattr(sys.stdout, "buffer", None)
     if buffer is None:  # a text-only stream stands in for standard output

@@ -3,17 +3,15 @@ band profiles (both with 95 % Wilson intervals), and a task × level success hea
 
 from __future__ import annotations
 
-import io
 import math
 import re
 from pathlib import Path
 from typing import Any
 
 from matplotlib import colormaps
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from argc.files import write_output
+from argc.files import write_png
 from argc.tasks.framework import LEVELS
 
 #: The height, in percentage points, of the outline that shows a 0 % bar.
@@ -45,15 +43,8 @@ def write_plots(
         title = f"Complete success per task and level: {summary['name']}"
         figures.append((title, name, _heatmap(summary, labels, tasks, title)))
     for _, name, figure in figures:
-        _save(figure, directory / name)
+        write_png(figure, directory / name)
     return [(title, name) for title, name, _ in figures]
-
-
-def _save(figure: Figure, path: Path) -> None:
-    FigureCanvasAgg(figure)
-    image = io.BytesIO()
-    figure.savefig(image, format="png", dpi=100, metadata={"Software": None})
-    write_output(path, image.getvalue())
 
 
 def _success(cell: Cell) -> float:

@@ -24,7 +24,7 @@ from typing import Any
 from argc.bench.evaluate import read_run
 from argc.dsl.errors import ArgcError, InputError
 from argc.dsl.ir import ORDERINGS
-from argc.files import write_output
+from argc.files import write_output, write_png
 from argc.tasks.framework import LEVELS
 
 #: The largest k reported (the paper reports k = 1..128, §2.3).
@@ -583,7 +583,7 @@ def write_heatmaps(report: dict[str, Any], directory: Path) -> list[tuple[str, s
         ):
             title = f"{label} per {what}: {name}"
             file = f"heatmap-{view}-{metric}-{stem}.png"
-            _save(_figure(shown, label, title, scale, metric in GAINS), directory / file)
+            write_png(_figure(shown, label, title, scale, metric in GAINS), directory / file)
             written.append((title, file))
     return written
 
@@ -650,12 +650,3 @@ def _ink(value: float, scale: tuple[float, float], gain: bool) -> str:
     if gain:
         return "white" if abs(value) > 0.6 * scale[1] else "black"
     return "white" if value < 0.5 else "black"
-
-
-def _save(figure: Any, path: Path) -> None:
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-
-    FigureCanvasAgg(figure)
-    image = io.BytesIO()
-    figure.savefig(image, format="png", dpi=100, metadata={"Software": None})
-    write_output(path, image.getvalue())
