@@ -174,6 +174,7 @@ class IsolatedScorer:
         self.workers = workers
         self.isolation = isolation or Isolation()
         self.load = tuple(load)
+        self.owner = os.getpid()
         self._idle: queue.SimpleQueue[ScoringWorker] = queue.SimpleQueue()
         self._all = [ScoringWorker(self.isolation, self.load) for _ in range(workers)]
         for worker in self._all:
@@ -227,6 +228,8 @@ def default_scorer() -> IsolatedScorer:
     global _default
     with _default_lock:
         load = loaded_task_files()
+        if _default is not None and _default.owner != os.getpid():
+            _default = None  # inherited by a forked process: its workers are the parent's
         if _default is None or _default.load != load:
             if _default is not None:
                 _default.close()
@@ -242,7 +245,7 @@ def score_isolated(instance: Instance, response: str) -> Score:
 
 @atexit.register
 def _close_default() -> None:
-    if _default is not None:
+    if _default is not None and _default.owner == os.getpid():
         _default.close()
 
 

@@ -343,3 +343,22 @@ def test_parallel_workers_score_in_order(counter_argument):
     from argc.tasks import score
 
     assert scores == [score(instance, response) for instance, response in pairs]
+
+
+def test_a_forked_process_gets_workers_of_its_own(counter_argument):
+    from argc.tasks import isolation
+
+    reference = f"<answer>{counter_argument.reference}</answer>"
+    assert isolation.score_isolated(counter_argument, reference).success
+    parent = isolation.default_scorer()
+    reader, writer = os.pipe()
+    child = os.fork()
+    if child == 0:  # the child scores through its own workers, then reports
+        ok = isolation.default_scorer() is not parent
+        ok = ok and isolation.score_isolated(counter_argument, reference).success
+        os.write(writer, b"1" if ok else b"0")
+        os._exit(0)
+    os.close(writer)
+    assert os.read(reader, 1) == b"1"
+    os.waitpid(child, 0)
+    assert isolation.score_isolated(counter_argument, reference).success
