@@ -1,6 +1,6 @@
 """Warnings about well-formed theories that probably do not say what their author meant:
 preferences that form a cycle (so none of them is strict) and rules named like atoms the
-theory also uses (a rule's name is a literal: `-r` undercuts the rule `r`)."""
+theory uses for something else (a rule's name is a literal: `-r` undercuts the rule `r`)."""
 
 from __future__ import annotations
 
@@ -95,21 +95,21 @@ def _components(graph: dict[Hashable, list[Hashable]]) -> Iterable[set[Hashable]
 
 
 def _rules_named_like_atoms(theory: Theory) -> list[TheoryWarning]:
-    """Defeasible rules whose name is an atom the theory uses otherwise than in a rule's head
-    (where `-r` undercuts and `r` reinstates the rule): an axiom, premise, antecedent,
-    preference, contrary or query `r` / `-r` is then about the rule's applicability. Strict
-    rules, which have no applicability literal, are flagged for any use of their name."""
+    """Defeasible rules whose name the theory also uses as a positive axiom, premise or
+    antecedent: there `r` stands for "rule r applies", which is rarely what is meant (`-r`,
+    anywhere, is the intended undercut). Strict rules, which have no applicability literal
+    and cannot be undercut, are flagged for any use of their name as an atom."""
     anywhere = {literal.atom for literal in theory.literals()}
-    besides_heads = {literal.atom for literal in _non_head_literals(theory)}
+    used = _knowledge_and_antecedents(theory)
+    positive = {literal.atom for literal in used if not literal.negated}
     warnings = []
     for rule in theory.rules:
-        if rule.name not in (anywhere if rule.strict else besides_heads):
+        if rule.name not in (anywhere if rule.strict else positive):
             continue
         meaning = (
             f"-{rule.name} does not undercut a strict rule: it is an unrelated atom"
             if rule.strict
-            else f"{rule.name} and -{rule.name} there stand for the rule's applicability"
-            f" (-{rule.name} undercuts it)"
+            else f"{rule.name} there means that the rule applies (-{rule.name} undercuts it)"
         )
         warnings.append(
             TheoryWarning(
@@ -121,13 +121,8 @@ def _rules_named_like_atoms(theory: Theory) -> list[TheoryWarning]:
     return warnings
 
 
-def _non_head_literals(theory: Theory) -> Iterable[Literal]:
+def _knowledge_and_antecedents(theory: Theory) -> Iterable[Literal]:
     yield from theory.axioms
     yield from theory.premises
-    yield from theory.queries
     for rule in theory.rules:
         yield from rule.body
-    for preference in theory.premise_preferences:
-        yield from (preference.stronger, preference.weaker)
-    for contrary in theory.contraries:
-        yield from (contrary.attacker, contrary.attacked)

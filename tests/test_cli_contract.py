@@ -177,12 +177,13 @@ def test_preference_cycles_are_warned_about():
 
 
 def test_rules_named_like_atoms_are_warned_about():
-    undercut = "[premise: a]\n[defeasible r: a => b]\n[defeasible u: a => -r]\n"
-    assert warnings_of(undercut) == []  # -r in a head undercuts r: what names are for
+    undercut = "[premise: a]\n[defeasible r: a => b]\n[defeasible u: a => -r]\n[query: -r]\n"
+    assert warnings_of(undercut) == []  # -r undercuts r: what names are for
+    assert warnings_of("[premise: -r]\n[premise: a]\n[defeasible r: a => b]\n") == []
     clash = "[premise: a]\n[defeasible a: a => b]\n"
     assert warnings_of(clash) == [
         "t.arg:2:1: warning: rule 'a' is named like the atom a the theory also uses;"
-        " a and -a there stand for the rule's applicability (-a undercuts it)"
+        " a there means that the rule applies (-a undercuts it)"
     ]
     strict = "[premise: s]\n[strict s: s -> b]\n"
     assert warnings_of(strict)[0].startswith("t.arg:2:1: warning: rule 's' is named like")
