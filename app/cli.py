@@ -53,6 +53,8 @@ EXAMPLES = {
   argc bench build --out benchmark/ --shard 1/4   # then argc bench merge""",
     "bench audit": """\
   argc bench audit benchmark/ --workers 4""",
+    "bench diagnose": """\
+  argc bench diagnose benchmark/ --workers 4 --out diagnostics.md""",
     "bench merge": """\
   argc bench merge benchmark/""",
     "bench export": """\
