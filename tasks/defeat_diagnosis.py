@@ -6,13 +6,15 @@ an effective defeater: an argument of the grounded extension when the claim is o
 argument the grounded extension does not defeat when it is undecided. Each point is written
 `defeated_at: <at>; defeater: <by>; kind: undermine|undercut|rebut`, with
 `survives_because: <name>` appended when the defeater is itself defeated by an argument that
-the grounded extension defeats; the name is that of the grounded argument defeating it. The
-gold comes from `defeat_diagnosis.lp`; see docs/tasks/defeat_diagnosis.md for the decisions.
+the grounded extension defeats; the name is that of this failed counter-attacker. A missing
+or unreadable status line costs only the status credit. The gold comes from
+`defeat_diagnosis.lp`; see docs/tasks/defeat_diagnosis.md for the decisions.
 """
 
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import asdict, dataclass, field
 from functools import cache
 from importlib.resources import files
@@ -381,14 +383,26 @@ class Record:
 
 @dataclass(frozen=True)
 class Diagnosis:
-    status: str
+    """A read answer: the status it states (None when it states none, only unreadable ones,
+    or two different ones) and its failure records."""
+
+    status: str | None
     records: tuple[Record, ...]
+
+
+# A status line, read apart from the records: a bullet, quotes or bold markers, the keyword,
+# an optional `:` or `=`, then the value (anything; an unreadable value reads as no status).
+_STATUS_LINE = re.compile(
+    r"^[ \t]*(?:(?:[-*•+]|\d+[.)])[ \t]+)?[`'\"*]*status\b[`'\"*]*[ \t]*[:=]?(?P<value>.*)$",
+    re.IGNORECASE | re.MULTILINE,
+)
+_STATUS_VALUE = re.compile(r"[\s`'\"*]*(justified|overruled|undecided)[\s`'\"*]*[.,;]?\s*", re.I)
 
 
 @cache
 def _parser() -> Lark:
     grammar = files("argc.tasks").joinpath("defeat_diagnosis.lark").read_text(encoding="utf-8")
-    return Lark(grammar, start="diagnosis", parser="lalr")
+    return Lark(grammar, start="records", parser="lalr")
 
 
 class _Read(Transformer):
@@ -404,31 +418,51 @@ class _Read(Transformer):
     def tail(self, children):
         return children[0] if children else None
 
-    def status_line(self, children):
-        return str(children[-1]).lower()
-
     def record(self, children):
         at, by, kind, *rest = children
         return Record(at, by, kind, rest[0] if rest else None)
 
-    def diagnosis(self, children):
-        status, *records = children
-        return Diagnosis(status, tuple(records))
+    def records(self, children):
+        return tuple(children)
+
+
+def _stated_status(answer: str) -> str | None:
+    """The status the answer's status lines agree on, if they agree on a readable one."""
+    values = set()
+    for line in _STATUS_LINE.finditer(answer):
+        found = _STATUS_VALUE.fullmatch(line["value"])
+        values.add(found[1].lower() if found else None)
+    return values.pop() if len(values) == 1 else None
+
+
+def _read_records(text: str) -> tuple[Record, ...]:
+    """The failure records of an answer whose status lines are blanked out."""
+    body = text.strip()
+    if not body:
+        return ()
+    try:
+        return _Read().transform(_parser().parse(body))
+    except UnexpectedInput as error:
+        lines = body.splitlines()
+        number = error.line if 0 < (error.line or 0) <= len(lines) else 1
+        skipped = text[: len(text) - len(text.lstrip())].count("\n")
+        raise UnreadableAnswer(
+            f"line {number + skipped}: cannot read {lines[number - 1].strip()!r}"
+        ) from None
+    except (LarkError, ValueError) as error:
+        raise UnreadableAnswer(str(error)) from None
 
 
 def read_diagnosis(answer: str) -> Diagnosis:
-    """Parse an answer region; UnreadableAnswer names the first line that does not read."""
-    text = answer.strip()
-    if len(text) > MAX_ANSWER_CHARS:
+    """Parse an answer region: status lines anywhere (a missing or unreadable status only
+    loses I_status), failure records on the other lines. UnreadableAnswer names the first
+    record line that does not read, or says the answer has neither status nor records."""
+    if len(answer) > MAX_ANSWER_CHARS:
         raise UnreadableAnswer(f"answer longer than {MAX_ANSWER_CHARS:,} characters")
-    try:
-        return _Read().transform(_parser().parse(text))
-    except UnexpectedInput as error:
-        lines = text.splitlines()
-        line = lines[error.line - 1] if 0 < (error.line or 0) <= len(lines) else ""
-        raise UnreadableAnswer(f"line {error.line}: cannot read {line.strip()!r}") from None
-    except (LarkError, ValueError) as error:
-        raise UnreadableAnswer(str(error)) from None
+    records = _read_records(_STATUS_LINE.sub("", answer))
+    if not records and not _STATUS_LINE.search(answer):
+        raise UnreadableAnswer("no status line and no failure records")
+    return Diagnosis(_stated_status(answer), records)
 
 
 def _text(symbol: clingo.Symbol) -> str:
@@ -454,20 +488,23 @@ def diagnosis_score(target: dict[str, Any], found: Diagnosis) -> Score:
     if not required:
         native = W_DIAG * f1 + W_STATUS * status_ok
         success = exact and status_ok
-        return Score(native, success, _reason(success, status_ok, f1))
+        return Score(native, success, _reason(success, found.status, status_ok, f1))
     surv_f1, surv_exact = pair_f1(
         [((r.defeated_at, r.defeater), r.survives_because) for r in given],
         {(r.defeated_at, r.defeater): r.survives_because for r in gold if r.survives_because},
     )
     native = W_DIAG_SURV * f1 + W_STATUS_SURV * status_ok + W_SURV * surv_f1
     success = exact and status_ok and surv_exact
-    return Score(native, success, _reason(success, status_ok, f1, surv_f1))
+    return Score(native, success, _reason(success, found.status, status_ok, f1, surv_f1))
 
 
-def _reason(success: bool, status_ok: bool, f1: float, surv_f1: float | None = None) -> str:
+def _reason(
+    success: bool, status: str | None, status_ok: bool, f1: float, surv_f1: float | None = None
+) -> str:
     if success:
         return "status, failure points and survival explanations all correct"
-    parts = [f"status {'correct' if status_ok else 'wrong'}", f"failure-point F1 {f1:.3f}"]
+    said = "no readable status" if status is None else f"status {('wrong', 'correct')[status_ok]}"
+    parts = [said, f"failure-point F1 {f1:.3f}"]
     if surv_f1 is not None:
         parts.append(f"survives_because F1 {surv_f1:.3f}")
     return ", ".join(parts)
@@ -544,10 +581,12 @@ class DefeatDiagnosis(Task):
         if survival:
             lines.append(
                 "Append '; survives_because: <name>' to a failure point only when its defeater"
-                " is itself defeated by some argument, but that argument is in turn defeated"
-                " by an argument of the grounded extension. <name> names that last argument"
-                " the way a defeater is named (its last rule, or its literal if it is a premise"
-                " or axiom)."
+                " is itself attacked but that attack is defeated: some argument defeats the"
+                " defeater and is in turn defeated by an argument of the grounded extension."
+                " <name> names that counter-attacking argument the way a defeater is named (its"
+                " last rule, or its literal if it is a premise or axiom). For example, if rule d"
+                " defeats the target, rule a defeats d, and a is itself defeated, write"
+                " 'survives_because: a'."
             )
             record += "[; survives_because: <name>]"
         lines.append(

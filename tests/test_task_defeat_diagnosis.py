@@ -132,13 +132,7 @@ def pyarg_diagnosis(theory: Theory, ordering: Ordering, claim: str) -> dict:
                 hit = point(attacker, sub) if attacked == sub and effective(attacker) else None
                 if hit is None:
                     continue
-                rescuers = {
-                    name(d)
-                    for c, a in found.defeats
-                    if a == attacker and c in out
-                    for d, c2 in found.defeats
-                    if c2 == c and d in grounded
-                }
+                rescuers = {name(c) for c, a in found.defeats if a == attacker and c in out}
                 kind, at = hit
                 records[(at, name(attacker))] = (kind, rescuers)
     return {
@@ -193,6 +187,29 @@ def _instance(target: dict, level: int = 5) -> Instance:
 def test_the_paper_instance_gives_the_paper_diagnosis() -> None:
     candidate, target = _c2()
     task = get_task(TASK)
+    # By hand, from the reconstruction: every argument for im1 goes through iq0, which has
+    # three routes. -fl4 > fl4 undermines route 1 (a premise: no survival); ze6 undercuts
+    # so1 and survives the undercut by si5, which ny2 undercuts; vo7 (> ga3) rebuts cs7 and
+    # survives the undercut by pu0, which ru2 undercuts. All three defeaters are grounded.
+    assert target == {
+        "claim": "im1",
+        "status": "overruled",
+        "failures": [
+            {"defeated_at": "cs7", "defeater": "vo7", "kind": "rebut", "survives_because": "pu0"},
+            {
+                "defeated_at": "fl4",
+                "defeater": "-fl4",
+                "kind": "undermine",
+                "survives_because": None,
+            },
+            {
+                "defeated_at": "so1",
+                "defeater": "ze6",
+                "kind": "undercut",
+                "survives_because": "si5",
+            },
+        ],
+    }
     assert sorted(task.reference(target).splitlines()) == sorted(
         " ".join(line.split()) for line in C2_REFERENCE.replace(";\n", "; ").splitlines()
     )
@@ -234,19 +251,19 @@ def test_a_key_with_two_kinds_is_rejected() -> None:
     assert not _gate(text).satisfiable
 
 
-def test_two_survival_names_are_rejected() -> None:
+def test_survives_because_names_the_defeated_counter_attacker() -> None:
+    # w undercuts r; c undercuts w, but x1 (grounded) undercuts c: w survives because c's
+    # attack is defeated, so the survival name is c (not x1). A second defeater of c changes
+    # nothing; a second failed counter-attacker c2 on w makes the key ambiguous.
     base = """[query: t]
         [premise: a] [premise: s] [premise: q] [premise: d1] [premise: d2]
         [defeasible r: a => t] [defeasible w: s => -r] [defeasible c: q => -w]
         [defeasible x1: d1 => -c]"""
-    single = _gate(base)
-    assert single.satisfiable
-    assert _shown(single) == {
-        "status(overruled)",
-        'failure("r","w",undercut)',
-        'survives("r","w","x1")',
-    }
-    assert not _gate(base + "\n[defeasible x2: d2 => -c]").satisfiable
+    expected = {"status(overruled)", 'failure("r","w",undercut)', 'survives("r","w","c")'}
+    assert _shown(_gate(base)) == expected
+    assert _shown(_gate(base + "\n[defeasible x2: d2 => -c]")) == expected
+    second = "\n[defeasible c2: q => -w] [defeasible x2: d2 => -c2]"
+    assert not _gate(base + second).satisfiable
 
 
 def test_an_overruled_claim_with_an_undecided_defeater_is_rejected() -> None:
@@ -371,15 +388,13 @@ def test_answer_grammar_is_tolerant_of_form() -> None:
 @pytest.mark.parametrize(
     "answer",
     [
-        f"{A}\nstatus: overruled",  # the status line comes first
-        f"{A}",  # and is required
         "status: overruled\ndefeated_at: fl4; defeater: -fl4; kind: undermining",
         "status: overruled\ndefeated_at: fl4; defeater: -fl4",
         "status: overruled\ndefeated_at fl4; defeater: -fl4; kind: undermine",
         "status: overruled\ndefeated_at: fl4; defeater: -fl4; kind: undermine because fl4 < -fl4",
         "status: overruled\nfl4 is undermined by -fl4",
-        "status: probably overruled",
-        "status: overruled\nstatus: undecided",
+        f"{A}\nThe claim is overruled.",
+        "The claim is overruled.",
     ],
 )
 def test_answer_grammar_is_strict_about_content(answer: str) -> None:
@@ -387,6 +402,39 @@ def test_answer_grammar_is_strict_about_content(answer: str) -> None:
         dd.read_diagnosis(answer)
     native, success = _score(GOLD, answer)
     assert (native, success) == (0.0, False)
+
+
+# F1_diag for A alone against GOLD: precision 1, recall 1/3, F1 1/2; F1_surv 0.
+ONLY_A = round(0.6 * 0.5, 4)
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        # No status line: the records still count, I_status = 0 (Appendix B's formula).
+        (f"{A}\n{B}\n{C}", (0.85, False)),
+        (A, (ONLY_A, False)),
+        # An unreadable status value, or two different statuses, is no status.
+        (f"status: probably overruled\n{A}\n{B}\n{C}", (0.85, False)),
+        (f"Status of im1: overruled\n{A}\n{B}\n{C}", (0.85, False)),
+        (f"status: overruled\nstatus: undecided\n{A}\n{B}\n{C}", (0.85, False)),
+        ("status: probably overruled", (0.0, False)),
+        # A status line anywhere, with or without a colon, is read; repeating it is harmless.
+        (f"{A}\n{B}\n{C}\nstatus: overruled", (1.0, True)),
+        (f"Status overruled\n{A}\n{B}\n{C}\nstatus = overruled.", (1.0, True)),
+        (f"{A}\nstatus: overruled", (round(ONLY_A + 0.15, 4), False)),
+    ],
+)
+def test_a_missing_or_unreadable_status_only_loses_its_credit(answer, expected) -> None:
+    assert _score(GOLD, answer) == expected
+
+
+def test_an_unreadable_status_is_named_in_the_reason() -> None:
+    result = score(
+        _instance(PLAIN), "<answer>defeated_at: p; defeater: -p; kind: undermine</answer>"
+    )
+    assert result.reason.startswith("no readable status")
+    assert result.native == pytest.approx(0.85 * 2 / 3)
 
 
 def test_unreadable_and_oversized_answers_score_zero() -> None:

@@ -1,0 +1,101 @@
+"""ArgGYM's released rows: their reference answers read and score 1.0 against targets built
+from the rows' gold, and argc's gold for the theory in each row's question agrees with it.
+
+The rows are read from the shared sample of the released taskset (MIT); the tests skip when
+it is absent.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from argc.compiler import query
+from argc.dsl.ir import Ordering, Theory
+from argc.dsl.parser import parse_theory
+from argc.tasks import Instance, get_task, score
+from argc.tasks.defeat_diagnosis import read_diagnosis
+from argc.tasks.framework import Candidate
+
+SAMPLE = Path("/work/shared/arggym-released/sample.jsonl")
+
+
+def _rows(task: str) -> list[dict[str, Any]]:
+    if not SAMPLE.exists():
+        return []
+    rows = [json.loads(line) for line in SAMPLE.read_text(encoding="utf-8").splitlines()]
+    return [row for row in rows if row["task"] == task]
+
+
+def _released(task: str):
+    """Parametrize over the task's released rows (skipped when the sample is absent)."""
+    rows = _rows(task)
+    marks = [] if rows else [pytest.mark.skip(reason=f"{SAMPLE} not available")]
+    return pytest.mark.parametrize(
+        "row", [pytest.param(row, id=row["id"], marks=marks) for row in rows or [None]]
+    )
+
+
+def _ordering(row: dict[str, Any]) -> Ordering:
+    """`last_link_democratic` → last-link democratic."""
+    principle, set_comparison = row["ordering"].split("_link_")
+    return Ordering(f"{principle}-link", set_comparison)
+
+
+def _theory(row: dict[str, Any], queried: str = "") -> Theory:
+    """The theory in the question's directive block, with a query header when given."""
+    block = [line for line in row["question"].splitlines() if line.startswith("[")]
+    header = [f"[query: {queried}]"] if queried else []
+    return parse_theory("\n".join(header + block))
+
+
+def _instance(task: str, row: dict[str, Any], target: Any) -> Instance:
+    ordering = _ordering(row)
+    return Instance(
+        id=row["id"], task=task, level=row["level"], ordering=ordering.principle,
+        set=ordering.set_comparison, seed=0, theory="", prompt="", reference="",
+        target=target, meta={},
+    )  # fmt: skip
+
+
+# defeat_diagnosis ---------------------------------------------------------------------------
+
+DD = "defeat_diagnosis"
+
+
+def _dd_target(row: dict[str, Any]) -> dict[str, Any]:
+    """argc's target built from a row's gold diagnosis."""
+    claim = re.search(r"The claim (\S+) is not justified", row["question"])[1]
+    failures = [
+        {key: found[key] for key in ("defeated_at", "defeater", "kind", "survives_because")}
+        for found in row["gold"]["diagnoses"]
+    ]
+    return {
+        "claim": claim,
+        "status": row["gold"]["claim_status"].lower(),
+        "failures": sorted(failures, key=lambda f: (f["defeated_at"], f["defeater"])),
+    }
+
+
+@_released(DD)
+def test_dd_reference_answers_read_and_score_one(row) -> None:
+    target = _dd_target(row)
+    found = read_diagnosis(row["reference_answer"])
+    assert found.status == target["status"]
+    assert len(found.records) == len(target["failures"])
+    result = score(_instance(DD, row, target), f"<answer>{row['reference_answer']}</answer>")
+    assert (result.native, result.success) == (1.0, True), result.reason
+
+
+@_released(DD)
+def test_dd_gold_agrees_with_the_release(row) -> None:
+    expected = _dd_target(row)
+    theory = _theory(row, expected["claim"])
+    task = get_task(DD)
+    result = query(theory, task.program, ordering=_ordering(row))
+    assert result.satisfiable
+    assert task.target(Candidate(theory), result, _ordering(row)) == expected
