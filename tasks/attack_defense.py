@@ -78,15 +78,12 @@ class AttackDefense(InterventionTask):
             return None
         return {attacked: "overruled", defended: "justified"}
 
-    def fixed(self, candidate: Candidate, solution: Solution) -> set[Literal]:
-        return support(solution, self.targets(candidate)[1]).conclusions
-
     def space(self, candidate: Candidate, solution: Solution) -> list[Directive]:
         attacked, defended = self.targets(candidate)
-        fixed = self.fixed(candidate, solution)
-        avoid = fixed | support(solution, attacked).conclusions
+        defended_support = support(solution, defended).conclusions
+        avoid = defended_support | support(solution, attacked).conclusions
         antecedents = self.antecedents(candidate, solution, avoid)
-        found = Space(candidate.theory, fixed=fixed)
+        found = Space(candidate.theory, not_concluding=defended_support)
         attack_space(found, solution, attacked, antecedents)
         defence_space(found, solution, defended, antecedents)
         return found.listing()

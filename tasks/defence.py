@@ -2,9 +2,8 @@
 so that an attacked target that is not justified becomes justified.
 
 Every defeater of the target's support must be neutralised: attacked in its own support
-(undercut, rebut, undermine) or out-preferred where the conflict is symmetric. New rules may
-not conclude the target or a conclusion it rests on: bypassing the attacked support with a
-fresh derivation is not a defence.
+(undercut, rebut, undermine) or out-preferred where the conflict is symmetric. The candidate
+space holds such defences; an answer may also strengthen the target's support with new rules.
 """
 
 from __future__ import annotations
@@ -76,12 +75,9 @@ class Defence(InterventionTask):
     ) -> dict[Literal, str]:
         return {self.targets(candidate)[0]: "justified"}
 
-    def fixed(self, candidate: Candidate, solution: Solution) -> set[Literal]:
-        return support(solution, self.targets(candidate)[0]).conclusions
-
     def space(self, candidate: Candidate, solution: Solution) -> list[Directive]:
         (target,) = self.targets(candidate)
-        avoid = self.fixed(candidate, solution)
-        found = Space(candidate.theory, fixed=avoid)
+        avoid = support(solution, target).conclusions
+        found = Space(candidate.theory, not_concluding=avoid)
         defence_space(found, solution, target, self.antecedents(candidate, solution, avoid))
         return found.listing()

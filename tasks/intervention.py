@@ -48,7 +48,8 @@ FORMS = {
     "strict": "[strict <new name>: <antecedent> AND ... -> <consequent>]",
     "prefer_rule": "[prefer_rule: <defeasible rule> > <defeasible rule>]",
     "prefer_premise": "[prefer_premise: <ordinary premise> > <ordinary premise>]",
-    "negated_premise": "[premise: -<p>] where p is an ordinary premise of the theory",
+    "negated_premise": "[premise: -<p>] only as the negation of an ordinary premise p written"
+    " above without a leading -",
 }
 #: Adding rules, preferences and undermining premises, without strict rules.
 ATTACKING = ("defeasible", "prefer_rule", "prefer_premise", "negated_premise")
@@ -60,27 +61,17 @@ def rejection(
     language: Sequence[str],
     new_rules: dict[str, Rule],
     new_premises: set[Literal],
-    fixed: set[Literal],
+    context: Legality,
 ) -> str | None:
-    """Why `directive` is illegal in `language` (None when legal). `new_rules` and
-    `new_premises` are the legal additions of the same intervention, which preferences may
-    name; new rules may not conclude a `fixed` literal."""
-    base_rules = {rule.name: rule for rule in base.rules}
+    """Why `directive` is illegal in `language` (None when legal), by the rules the prompt
+    states. `new_rules` and `new_premises` are the legal additions of the same intervention,
+    which preferences may name."""
     if isinstance(directive, Rule):
-        if directive.kind not in language:
-            return f"{directive.kind} rules may not be added"
-        taken = set(base_rules) | {literal.atom for literal in base.literals()}
-        if directive.name in taken:
-            return f"rule name '{directive.name}' is not fresh"
-        if not directive.body or len(set(directive.body)) != len(directive.body):
-            return f"rule '{directive.name}' needs distinct antecedents"
-        if directive.head in fixed:
-            return f"new rules may not conclude {directive.head}"
-        return None
+        return _rule_rejection(directive, language, context)
     if isinstance(directive, RulePreference):
         if "prefer_rule" not in language:
             return "rule preferences may not be added"
-        known = {name for name, rule in base_rules.items() if not rule.strict}
+        known = {rule.name for rule in base.rules if not rule.strict}
         known |= {name for name, rule in new_rules.items() if not rule.strict}
         for name in (directive.stronger, directive.weaker):
             if name not in known:
@@ -97,30 +88,84 @@ def rejection(
     if isinstance(directive, Premise):
         if "negated_premise" not in language:
             return "premises may not be added"
-        if directive.literal.complement not in base.premises:
-            return f"'{directive.literal}' negates no ordinary premise of the theory"
-        if directive.literal in base.axioms:
-            return f"'{directive.literal}' is an axiom"
-        return None
+        return _premise_rejection(directive.literal, base)
     if isinstance(directive, Axiom):
         return "axioms may not be added"
     return f"'{directive}' may not be added"
 
 
+@dataclass(frozen=True)
+class Legality:
+    """What the legality of an intervention's new rules depends on: the rule names taken,
+    the atoms of the theory and of the answer (a rule may not be named like one), and the
+    literals antecedents may use (those of the theory's premises, axioms and rules, and the
+    negations of ordinary premises the answer legally adds)."""
+
+    rule_names: frozenset[str]
+    atoms: frozenset[str]
+    known: frozenset[Literal]
+
+    @classmethod
+    def of(cls, directives: Sequence[Directive], base: Theory) -> Legality:
+        known = set(base.premises) | set(base.axioms)
+        for rule in base.rules:
+            known.update((*rule.body, rule.head))
+        atoms = {literal.atom for literal in base.literals()}
+        for directive in directives:
+            atoms.update(literal.atom for literal in _literals_of(directive))
+            added = isinstance(directive, Premise)
+            if added and _premise_rejection(directive.literal, base) is None:
+                known.add(directive.literal)
+        return cls(frozenset(rule.name for rule in base.rules), frozenset(atoms), frozenset(known))
+
+
+def _literals_of(directive: Directive) -> tuple[Literal, ...]:
+    if isinstance(directive, Rule):
+        return (*directive.body, directive.head)
+    if isinstance(directive, (Premise, Axiom)):
+        return (directive.literal,)
+    if isinstance(directive, PremisePreference):
+        return (directive.stronger, directive.weaker)
+    return ()
+
+
+def _rule_rejection(rule: Rule, language: Sequence[str], context: Legality) -> str | None:
+    if rule.kind not in language:
+        return f"{rule.kind} rules may not be added"
+    if rule.name in context.rule_names:
+        return f"rule name '{rule.name}' is already a rule of the theory"
+    if rule.name in context.atoms:
+        return f"rule name '{rule.name}' is an atom of the theory or of the answer"
+    if not rule.body or len(set(rule.body)) != len(rule.body):
+        return f"rule '{rule.name}' needs distinct antecedents"
+    unknown = [str(literal) for literal in rule.body if literal not in context.known]
+    if unknown:
+        return f"antecedent(s) {', '.join(unknown)} not present in the theory"
+    return None
+
+
+def _premise_rejection(literal: Literal, base: Theory) -> str | None:
+    """A new premise must be `-p` for an ordinary premise `p` (written without `-`)."""
+    if not literal.negated:
+        return f"'{literal}' is not the negation of an ordinary premise"
+    if literal.complement in base.axioms:
+        return f"'{literal}' would undermine the axiom {literal.complement}"
+    if literal.complement not in base.premises:
+        return f"'{literal}' negates no ordinary premise of the theory"
+    return None
+
+
 def legal_part(
-    directives: Sequence[Directive],
-    base: Theory,
-    language: Sequence[str],
-    fixed: Iterable[Literal] = (),
+    directives: Sequence[Directive], base: Theory, language: Sequence[str]
 ) -> tuple[list[Directive], list[str]]:
     """The legal directives of an intervention, and a reason for each rejected one. A rule
     name defined twice keeps its first definition; preferences may name rules and premises
     the intervention adds."""
-    fixed = set(fixed)
+    context = Legality.of(directives, base)
     new_rules: dict[str, Rule] = {}
     new_premises: set[Literal] = set()
     for directive in directives:
-        if rejection(directive, base, language, new_rules, new_premises, fixed) is not None:
+        if rejection(directive, base, language, new_rules, new_premises, context) is not None:
             continue
         if isinstance(directive, Rule):
             new_rules.setdefault(directive.name, directive)
@@ -129,7 +174,7 @@ def legal_part(
     legal, reasons = [], []
     kept_rules: set[str] = set()
     for directive in directives:
-        reason = rejection(directive, base, language, new_rules, new_premises, fixed)
+        reason = rejection(directive, base, language, new_rules, new_premises, context)
         if isinstance(directive, Rule) and reason is None:
             if directive.name in kept_rules or new_rules[directive.name] != directive:
                 reason = f"rule name '{directive.name}' is defined twice"
@@ -197,11 +242,13 @@ class Space:
     """A declared candidate space: directives in a fixed order, new rules named `nr1`,
     `nr2`, ... (skipping names the theory uses); no rule repeats an existing rule's
     antecedent and consequent (PyArg would merge the two; a strict and a defeasible candidate
-    may share them, one being a twin of the other), and none concludes a `fixed` literal."""
+    may share them, one being a twin of the other), and none concludes a literal of
+    `not_concluding` (a defence's space leaves out fresh derivations of what it defends, so
+    that its minimum counts defences; answers may still add such rules)."""
 
-    def __init__(self, theory: Theory, fixed: Iterable[Literal] = ()) -> None:
+    def __init__(self, theory: Theory, not_concluding: Iterable[Literal] = ()) -> None:
         self.theory = theory
-        self.fixed = set(fixed)
+        self.not_concluding = set(not_concluding)
         self.directives: dict[Directive, None] = {}
         self.taken = {rule.name for rule in theory.rules} | {
             literal.atom for literal in theory.literals()
@@ -223,7 +270,7 @@ class Space:
 
     def rule(self, body: Sequence[Literal], head: Literal, strict: bool = False) -> Rule | None:
         shape = (tuple(body), head)
-        if shape in self.shapes or head in body or head in self.fixed:
+        if shape in self.shapes or head in body or head in self.not_concluding:
             return None
         if (shape, strict) in self.made:
             return None
@@ -243,9 +290,10 @@ class Space:
             self.directives[PremisePreference(stronger, weaker)] = None
 
     def negate_premise(self, premise: Literal) -> Literal | None:
-        """`[premise: -p]` for an ordinary premise p (None when -p is already known)."""
+        """`[premise: -p]` for an ordinary premise p written without `-` (None for a negated
+        premise, which no addition may undermine, and when -p is already known)."""
         negation = premise.complement
-        if negation in self.premises or negation in self.theory.axioms:
+        if premise.negated or negation in self.premises or negation in self.theory.axioms:
             return None
         self.premises.add(negation)
         self.directives[Premise(negation)] = None
@@ -328,18 +376,6 @@ def support_arguments(solution: Solution, literal: Literal) -> set[str]:
 # Theories --------------------------------------------------------------------------------
 
 
-def latent_contradiction(builder: Builder) -> RulePreference:
-    """Two unpreferred rules for b and -b from axioms, and strict rules b -> c, b -> -c:
-    consistent as built (b is undecided), inconsistent once one rule is preferred. Returns
-    that preference, which every intervention language may add."""
-    b, c = builder.atom(False), builder.atom(False)
-    first = builder.rule([builder.base(builder.atom(), axiom_share=1.0)], b)
-    second = builder.rule([builder.base(builder.atom(), axiom_share=1.0)], b.complement)
-    builder.rule([b], c, strict=True)
-    builder.rule([b], c.complement, strict=True)
-    return RulePreference(first.name, second.name)
-
-
 @dataclass(frozen=True)
 class Plan:
     """One curriculum level of a constructive task."""
@@ -371,13 +407,10 @@ def routed_theory(rng: random.Random, plan: RoutedPlan) -> tuple[Builder, Litera
 
 
 def finished(builder: Builder, level: int, targets: Sequence[Literal], **params: Any) -> Candidate:
-    """The candidate theory: the builder's, plus a spare source premise and a latent
-    contradiction (whose trap preference is kept in the parameters)."""
+    """The candidate theory: the builder's, plus a spare source premise."""
     builder.base(builder.atom(), axiom_share=0.5)
-    trap = latent_contradiction(builder)
     return Candidate(
-        builder.theory(),
-        {"targets": [str(t) for t in targets], "level": level, "trap": str(trap), **params},
+        builder.theory(), {"targets": [str(t) for t in targets], "level": level, **params}
     )
 
 
@@ -396,7 +429,6 @@ def intervention_target(
     space: Sequence[Directive],
     minimum: Minimum,
     language: Sequence[str],
-    fixed: Iterable[Literal] = (),
 ) -> dict[str, Any]:
     """The stored target: goals and their statuses before the intervention, the support
     sub-goals of each overruled goal (for partial credit), the candidate space and its
@@ -412,7 +444,6 @@ def intervention_target(
         "initial": text_map({literal: solution.status(literal) for literal in goals}),
         "subgoals": subgoals,
         "language": list(language),
-        "fixed": sorted(str(literal) for literal in fixed),
         "min_directives": minimum.size,
         "witness": [str(directive) for directive in minimum.witness],
         "candidate_space": [str(directive) for directive in space],
@@ -456,10 +487,6 @@ class InterventionTask(Task):
         assert isinstance(plan, SourcedPlan)
         return sources(solution, avoid, plan.antecedents)
 
-    def fixed(self, candidate: Candidate, solution: Solution) -> set[Literal]:
-        """Literals new rules may not conclude (none by default)."""
-        return set()
-
     def gate_program(self, candidate: Candidate) -> str:
         facts = "".join(f"target({literal_term(target)}).\n" for target in self.targets(candidate))
         return facts + self.program
@@ -492,13 +519,10 @@ class InterventionTask(Task):
         found = self.minimum(candidate, goals, space, ordering)
         if found is None:
             return None
-        fixed = self.fixed(candidate, solution)
-        return intervention_target(solution, goals, space, found, self.language, fixed)
+        return intervention_target(solution, goals, space, found, self.language)
 
     def prompt(self, candidate: Candidate, target: Any, ordering: Ordering) -> str:
         forms = "\n".join(f"  {FORMS[kind]}" for kind in target["language"])
-        if target["fixed"]:
-            forms += "\nNew rules may not conclude " + ", ".join(target["fixed"]) + "."
         return "\n\n".join(
             [
                 theory_block(candidate.theory, ordering),
@@ -535,11 +559,15 @@ def _conjunction(items: list[str]) -> str:
 
 _RULES_OF_THE_GAME = (
     "Only the permitted additions are applied; anything else is rejected but still counts"
-    " toward the size of the answer. New rule names must not already occur in the theory."
-    " The answer must be minimal: one using more than twice the fewest directives that work"
-    " scores zero. A directive that cannot be read at all scores the whole answer zero. An"
-    " answer that reaches every goal while leaving the theory inconsistent (some literal and"
-    " its negation both justified) also scores zero."
+    " toward the size of the answer. A new rule's name must not be used by a rule of the"
+    " theory, an earlier line of the answer, or an atom of the theory or of the answer (an"
+    " atom is a name without its leading -). Rule antecedents must be literals already present"
+    " in the theory (or negations of ordinary premises the answer adds). A rule name in a"
+    " consequent, written -<name>, switches that rule off. A preference may name a rule or"
+    " premise the answer adds. The answer must be minimal: one using more than twice the"
+    " fewest directives that work scores zero. A directive that cannot be read at all scores"
+    " the whole answer zero. An answer that reaches every goal while leaving the theory"
+    " inconsistent (some literal and its negation both justified) also scores zero."
 )
 
 
@@ -563,8 +591,7 @@ def score_intervention(instance: Instance, answer: str) -> Score:
     if n > 2 * m:
         return Score(0.0, False, f"{n} directives: more than twice the minimum {m}")
     base = instance.parsed_theory
-    fixed = [Literal.parse(text) for text in target["fixed"]]
-    legal, rejected = legal_part(directives, base, target["language"], fixed)
+    legal, rejected = legal_part(directives, base, target["language"])
     note = f"; rejected {len(rejected)}: {'; '.join(rejected)}" if rejected else ""
     try:
         solution = solve(base.apply(legal), ordering=instance.strength, limits=SCORING_LIMITS)

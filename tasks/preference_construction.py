@@ -19,7 +19,7 @@ from argc.dsl.errors import ArgcError
 from argc.dsl.ir import Directive, Literal
 from argc.tasks.builder import Shape, build
 from argc.tasks.framework import GENERATION_LIMITS, Candidate, register
-from argc.tasks.intervention import InterventionTask, Plan, Space, latent_contradiction
+from argc.tasks.intervention import InterventionTask, Plan, Space
 
 #: Preferences only, over what the theory already has.
 PREFERENCES = ("prefer_rule", "prefer_premise")
@@ -66,7 +66,6 @@ class PreferenceConstruction(InterventionTask):
     def candidate(self, rng: random.Random, level: int) -> Candidate:
         plan = curriculum(level)
         builder, _ = build(rng, plan.shape)
-        trap = latent_contradiction(builder)
         theory = builder.theory()
         salient = sorted(set(builder.salient) & theory.literals(), key=str)
         return Candidate(
@@ -75,7 +74,6 @@ class PreferenceConstruction(InterventionTask):
                 "salient": [str(claim) for claim in salient],
                 "plant": rng.getrandbits(32),
                 "level": level,
-                "trap": str(trap),
             },
         )
 

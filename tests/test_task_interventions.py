@@ -1,6 +1,6 @@
 """The constructive (intervention) tasks: in every cell of every registered InterventionTask
 the witness is a minimal answer from the declared (legal) candidate space and scores 1;
-oversized, empty and trapped answers score 0; the goals are not met before the intervention;
+oversized and empty answers score 0; the goals are not met before the intervention;
 no smaller subset of the space works (by enumeration where small); PyArg agrees on the
 witness's outcome. Then ArgGYM's scorer (Appendix B) on a small hand-built instance."""
 
@@ -84,20 +84,13 @@ def test_every_cell(name: str, level: int, ordering: Ordering) -> None:
     assert set(target["witness"]) <= set(target["candidate_space"])
     # Every candidate is a permitted addition (so the minimum is over legal answers).
     space = directives(target["candidate_space"])
-    fixed = [Literal.parse(text) for text in target["fixed"]]
-    assert legal_part(space, theory, target["language"], fixed)[1] == []
+    assert legal_part(space, theory, target["language"])[1] == []
     check_contract(instance)
     empty = score(instance, "<answer></answer>")
     assert (empty.native, empty.success) == (0.0, False)
     # More than 2m directives score zero before execution.
     padded = score(instance, answer([*target["witness"], *[target["witness"][0]] * (m + 1)]))
     assert (padded.native, padded.success) == (0.0, False), padded.reason
-    # The trap keeps every goal but makes the theory inconsistent.
-    trap = instance.meta["params"]["trap"]
-    trapped = score(instance, answer([*target["witness"], trap]))
-    assert (trapped.native, trapped.success) == (0.0, False), trapped.reason
-    after = solve(theory.apply([*witness, *directives([trap])]), ordering=ordering)
-    assert meets(after, goals) and not after.consistent
     # The goals are not all met before the intervention.
     before = solve(theory, ordering=ordering)
     assert target["initial"] == {str(goal): before.status(goal) for goal in goals}
@@ -166,7 +159,7 @@ def test_enumeration_covers_a_fair_share(name: str) -> None:
 @pytest.mark.parametrize("name", TASKS)
 def test_witness_outcome_agrees_with_pyarg(name: str, ordering: Ordering) -> None:
     """PyArg gives the goal claims their goal statuses in the theory with the witness added
-    and justifies no literal together with its negation; with the trap added too, it does."""
+    and justifies no literal together with its negation."""
     compared = 0
     for level in (1, 4, 7, 10, 13):
         instance = instance_of(name, level, ordering)
@@ -180,8 +173,6 @@ def test_witness_outcome_agrees_with_pyarg(name: str, ordering: Ordering) -> Non
         goals = instance.target["goals"]
         assert {claim: statuses[claim] for claim in goals} == goals, instance.id
         assert not contradictions(statuses), instance.id
-        trapped = modified.apply(directives([instance.meta["params"]["trap"]]))
-        assert contradictions(oracle(trapped, ordering).statuses(list(trapped.claims())))
         compared += 1
     assert compared >= 3
 
@@ -271,9 +262,9 @@ def test_illegal_directives_are_rejected_but_counted(single: Instance) -> None:
     assert (found.native, found.success) == (pytest.approx(0.5 + 0.5 * 2 / 3), True)
     assert "rejected 1" in found.reason
     # Rule names must be fresh: not a rule of the theory, nor an atom.
-    for name in ("r2", "a"):
+    for name, why in (("r2", "already a rule"), ("a", "is an atom")):
         found = score_intervention(single, f"[defeasible {name}: e => -r1]\n{cuts[1]}")
-        assert not found.success and "is not fresh" in found.reason
+        assert not found.success and why in found.reason
     assert scored(single, f"[defeasible n1: e => -r1]\n{cuts[1]}") == (1.0, True)
     # Axioms may not be added, though -a would undermine the first route.
     axiom = "[axiom: -a]"
@@ -292,24 +283,43 @@ def test_preferences_may_name_rules_the_answer_adds_later(single: Instance) -> N
 
 
 def test_legal_part() -> None:
+    """The legality the prompt states: fresh rule names (not a rule, an earlier rule of the
+    answer, or an atom of the theory or of the answer), antecedents present in the theory (or
+    negated premises the answer adds), `[premise: -p]` only for an ordinary premise p, no
+    axioms, no strict rules in an attacking language."""
     answer_directives = directives(
         [
-            "[prefer_rule: n1 > r1]",
-            "[defeasible n1: e => -b]",
-            "[defeasible n1: f => -b]",
-            "[strict n2: e -> -b]",
-            "[premise: -a]",
-            "[prefer_premise: -a > a]",
-            "[premise: -e]",
-            "[axiom: -q]",
+            "[prefer_rule: n1 > r1]",  # 0 legal: names a rule the answer adds
+            "[defeasible n1: e => -b]",  # 1 legal
+            "[defeasible n1: f => -b]",  # 2 the name is taken by line 1
+            "[strict n2: e -> -b]",  # 3 strict rules are not permitted
+            "[premise: -a]",  # 4 legal
+            "[prefer_premise: -a > a]",  # 5 legal: -a is added by line 4
+            "[premise: -e]",  # 6 would undermine an axiom
+            "[axiom: -q]",  # 7 axioms are not permitted
+            "[defeasible n3: zz => -t]",  # 8 zz is not in the theory
+            "[defeasible n4: -a => -t]",  # 9 legal: -a is a negated premise the answer adds
+            "[defeasible k: e => -t]",  # 10 k is an atom of the theory
+            "[defeasible n5: e => nw]",  # 11 legal: a new head is fine
+            "[defeasible nw: e => -t]",  # 12 nw is an atom of the answer
+            "[premise: q]",  # 13 not a negation
         ]
     )
     legal, reasons = legal_part(answer_directives, THEORY, ATTACKING)
-    assert legal == [answer_directives[i] for i in (0, 1, 4, 5)]
-    assert len(reasons) == 4 and "defined twice" in reasons[0]
-    # New rules may not conclude a fixed literal; the preference naming n1 then fails too.
-    legal, reasons = legal_part(answer_directives[:2], THEORY, ATTACKING, [Literal("b", True)])
-    assert legal == [] and "may not conclude -b" in reasons[1]
+    assert legal == [answer_directives[i] for i in (0, 1, 4, 5, 9, 11)]
+    expected = [
+        "is defined twice",
+        "strict rules may not be added",
+        "would undermine the axiom e",
+        "axioms may not be added",
+        "antecedent(s) zz not present in the theory",
+        "'k' is an atom of the theory or of the answer",
+        "'nw' is an atom of the theory or of the answer",
+        "'q' is not the negation of an ordinary premise",
+    ]
+    assert len(reasons) == len(expected)
+    for reason, phrase in zip(reasons, expected, strict=True):
+        assert phrase in reason
 
 
 def test_partial_credit_for_undecided(single: Instance) -> None:
