@@ -1,11 +1,12 @@
-"""semantics_query: whether queried claims are accepted under grounded, eager, stable and
-preferred semantics, credulously or skeptically, including theories with no stable extension.
+"""semantics_query: the status of queried claims under grounded, eager, stable, credulous
+preferred and sceptical preferred semantics, including theories with no stable extension
+(ArgGYM A.3; keys are claim–semantics pairs, scored as key–status maps, Appendix B).
 
-The grounded verdicts, and every verdict the grounded labelling already settles, come from the
-ASP query (`semantics_query.lp`) over the grounded model. Verdicts for claims that grounded
-semantics leaves undecided need the other semantics' extensions: `target` solves the theory
-under preferred, stable and eager semantics (`argc.compiler.solve`) and applies the gates
-that need those extensions (see docs/tasks/semantics_query.md).
+The statuses under each semantics are the released task's (docs/tasks/semantics_query.md).
+The grounded statuses, and every status the grounded labelling already settles, come from the
+ASP query (`semantics_query.lp`) over the grounded model; the others need the other semantics'
+extensions: `target` solves the theory under eager, stable and preferred semantics
+(`argc.compiler.solve`) and applies the gates that need those extensions.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 from argc.compiler import LimitExceeded, QueryResult, Solution, solve
 from argc.compiler.facts import literal_term
 from argc.dsl.ir import Literal, Ordering, QueryHeader, Rule
-from argc.tasks.answers import score_map
+from argc.tasks.answers import UnreadableAnswer, pair_f1, read_entries
 from argc.tasks.builder import Builder, Shape, build
 from argc.tasks.framework import (
     GENERATION_LIMITS,
@@ -31,18 +32,15 @@ from argc.tasks.framework import (
 from argc.tasks.prompts import answer_request, theory_block
 from argc.tasks.symbols import literal_of
 
-#: The acceptance modes, in the order an answer lists them for a claim.
-MODES = (
-    "grounded",
-    "eager",
-    "stable credulous",
-    "stable skeptical",
-    "preferred credulous",
-    "preferred skeptical",
-)
-STABLE_MODES = ("stable credulous", "stable skeptical")
-VERDICTS = ("yes", "no", "no stable extension")
+GROUNDED, EAGER, STABLE = "grounded", "eager", "stable"
+CREDULOUS, SCEPTICAL = "credulous preferred", "sceptical preferred"
+#: The semantics a question may name, in the order a claim's questions are listed.
+SEMANTICS = (GROUNDED, EAGER, STABLE, CREDULOUS, SCEPTICAL)
 NO_STABLE = "no stable extension"
+VALUES = ("justified", "overruled", "undecided", NO_STABLE)
+#: Spellings an answer may use for a semantics (read case-free, without a trailing
+#: "semantics"), mapped to the one the task writes.
+SPELLINGS = {"skeptical preferred": SCEPTICAL}
 
 
 @dataclass(frozen=True)
@@ -50,23 +48,25 @@ class Curriculum:
     """One level's knobs: the base theory's shape, the semantic gadgets and the questions."""
 
     shape: Shape
-    modes: tuple[str, ...]  # the modes a question may use
+    semantics: tuple[str, ...]  # the semantics a question may name
     claims: int  # queried claims
-    modes_per_claim: int  # questions per queried claim
-    no_stable: bool | None  # True: no stable extension; False: one exists; None: no stable modes
+    semantics_per_claim: int  # questions per queried claim
+    no_stable: bool | None  # True: no stable extension; False: one exists; None: not asked
     floating: int  # contests whose two sides both lead to one claim
     broken_cycles: int  # odd undercut cycles that one side of a contest breaks
     open_cycles: int  # odd undercut cycles nothing breaks (no stable extension)
     cycle_length: int  # rules in the longest odd cycle (3 or 5)
     hooks: int  # attacks from contested claims into the base derivations
+    resolving: tuple[str, ...]  # gate: one of these settles a claim grounded leaves undecided
 
 
 def curriculum(level: int) -> Curriculum:
-    """Richer base theories, more claims and modes, and more semantic gadgets as the level
-    rises; every third level from 2 has no stable extension."""
-    pool = MODES if level >= 4 else tuple(m for m in MODES if m != "eager")
+    """Richer base theories, more claims and semantics, and more semantic gadgets as the level
+    rises; stable semantics from level 2, eager from level 4; every third level from 2 has no
+    stable extension."""
+    pool = SEMANTICS if level >= 4 else tuple(s for s in SEMANTICS if s != EAGER)
     if level == 1:
-        pool = ("grounded", "preferred credulous", "preferred skeptical")
+        pool = (GROUNDED, CREDULOUS, SCEPTICAL)
     no_stable = None if level == 1 else level % 3 == 2
     return Curriculum(
         shape=Shape(
@@ -81,15 +81,16 @@ def curriculum(level: int) -> Curriculum:
             axiom_share=0.1,
             distractors=level // 3,
         ),
-        modes=pool,
+        semantics=pool,
         claims=3 + level // 3,
-        modes_per_claim=min(len(pool), 2 + level // 4),
+        semantics_per_claim=min(len(pool), 2 + level // 4),
         no_stable=no_stable,
         floating=(level >= 2) + (level >= 10),
         broken_cycles=int(level >= 4 and (not no_stable or level >= 11)),
         open_cycles=int(bool(no_stable)),
         cycle_length=5 if level >= 10 else 3,
         hooks=level // 4,
+        resolving=(CREDULOUS, SCEPTICAL) if level == 1 else (EAGER, STABLE, SCEPTICAL),
     )
 
 
@@ -160,22 +161,64 @@ def hook(builder: Builder, contested: list[Literal], steps: list[Rule]) -> None:
     builder.salient += [victim.head]
 
 
-# Verdicts --------------------------------------------------------------------------------------
+# Statuses ---------------------------------------------------------------------------------------
+
+#: How the prompt defines a claim's status under each semantics (the released task's statuses).
+DEFINITIONS = {
+    GROUNDED: "Under grounded semantics a claim is justified when some argument for it is in the"
+    " grounded extension, overruled when every argument for it is defeated by an argument of the"
+    " grounded extension, and undecided otherwise.",
+    EAGER: "Under eager semantics it is justified when some argument for it is in the eager"
+    " extension, otherwise overruled when some argument for its contrary (the literal with the"
+    " sign flipped) is, and undecided otherwise.",
+    STABLE: "Under stable semantics it is justified when every stable extension contains an"
+    " argument for it (possibly a different one in each), undecided when some but not all do,"
+    " and overruled when none does; if the theory has no stable extension at all, the answer"
+    f" is '{NO_STABLE}'.",
+    CREDULOUS: "Under credulous preferred semantics it is justified when some preferred"
+    " extension contains an argument for it, and overruled otherwise.",
+    SCEPTICAL: "Under sceptical preferred semantics it is justified when every preferred"
+    " extension contains an argument for it (possibly a different one in each), undecided when"
+    " some but not all do, and overruled when none does.",
+}
 
 
-def verdict(mode: str, literal: Literal, solutions: dict[str, Solution]) -> str:
-    """The verdict for a claim under a mode, from the solved extensions."""
-    semantics, _, reasoning = mode.partition(" ")
-    solution = solutions[semantics]
-    if semantics == "stable" and not solution.extensions:
+def status(semantics: str, claim: Literal, solutions: dict[str, Solution]) -> str:
+    """A claim's status under a semantics, from the solved extensions (keys: grounded, eager,
+    stable, preferred)."""
+    if semantics == GROUNDED:
+        return solutions[GROUNDED].status(claim)
+    if semantics == EAGER:  # one extension: its claims are the credulously accepted ones
+        claims = solutions[EAGER].credulous
+        if claim in claims:
+            return "justified"
+        return "overruled" if claim.complement in claims else "undecided"
+    family = solutions[STABLE if semantics == STABLE else "preferred"]
+    if not family.exists:  # only stable semantics can have no extension
         return NO_STABLE
-    acceptance = solution.acceptance(literal)
-    accepted = acceptance.skeptical if reasoning == "skeptical" else acceptance.credulous
-    return "yes" if accepted else "no"
+    acceptance = family.acceptance(claim)
+    if semantics == CREDULOUS:
+        return "justified" if acceptance.credulous else "overruled"
+    if acceptance.skeptical:
+        return "justified"
+    return "undecided" if acceptance.credulous else "overruled"
 
 
-def key_text(claim: str, mode: str) -> str:
-    return f"{claim} under {mode}"
+def _canonical(key: tuple[Literal, str]) -> tuple[Literal, str]:
+    claim, semantics = key
+    semantics = semantics.removesuffix(" semantics")
+    return claim, SPELLINGS.get(semantics, semantics)
+
+
+def _one_stable_question(
+    rng: random.Random, asks: list[list[str]], queried: list[Literal]
+) -> list[list[str]]:
+    """Without a stable extension every stable question has the same answer: keep one."""
+    stable = [ask for ask in asks if ask[1] == STABLE]
+    kept = [ask for ask in asks if ask[1] != STABLE]
+    kept.append(rng.choice(stable) if stable else [str(rng.choice(queried)), STABLE])
+    position = {str(claim): index for index, claim in enumerate(queried)}
+    return sorted(kept, key=lambda ask: (position[ask[0]], SEMANTICS.index(ask[1])))
 
 
 @register
@@ -213,12 +256,10 @@ class SemanticsQuery(Task):
         rng.shuffle(queried)
         asks = []
         for claim in queried:
-            chosen = set(rng.sample(plan.modes, plan.modes_per_claim))
-            asks += [[str(claim), mode] for mode in MODES if mode in chosen]
-        if plan.no_stable and not any(mode in STABLE_MODES for _, mode in asks):
-            claim = str(rng.choice(queried))
-            asks.append([claim, rng.choice(STABLE_MODES)])
-            asks.sort(key=lambda ask: (queried.index(Literal.parse(ask[0])), MODES.index(ask[1])))
+            chosen = set(rng.sample(plan.semantics, plan.semantics_per_claim))
+            asks += [[str(claim), semantics] for semantics in SEMANTICS if semantics in chosen]
+        if plan.no_stable:
+            asks = _one_stable_question(rng, asks, queried)
         return Candidate(
             builder.theory([QueryHeader(tuple(queried))]),
             {"asks": asks, "level": level},
@@ -226,8 +267,8 @@ class SemanticsQuery(Task):
 
     def gate_program(self, candidate: Candidate) -> str:
         facts = "".join(
-            f'ask({literal_term(Literal.parse(claim))}, "{mode}").\n'
-            for claim, mode in candidate.params["asks"]
+            f'ask({literal_term(Literal.parse(claim))}, "{semantics}").\n'
+            for claim, semantics in candidate.params["asks"]
         )
         return facts + self.program
 
@@ -240,60 +281,53 @@ class SemanticsQuery(Task):
             for symbol in result.shown
             if symbol.name == "settled"
         }
-        theory = candidate.theory
-        solutions = {"grounded": result.solution}
+        solutions = {GROUNDED: result.solution}
         try:
-            for semantics in ("preferred", "stable", "eager"):
+            for semantics in (EAGER, STABLE, "preferred"):
                 solutions[semantics] = solve(
-                    theory, ordering=ordering, semantics=semantics, limits=GENERATION_LIMITS
+                    candidate.theory,
+                    ordering=ordering,
+                    semantics=semantics,
+                    limits=GENERATION_LIMITS,
                 )
         except LimitExceeded:
             return None
         rows = []
-        for claim, mode in candidate.params["asks"]:
-            found = verdict(mode, Literal.parse(claim), solutions)
-            if (claim, mode) in settled and settled[(claim, mode)] != found:
+        for claim, semantics in candidate.params["asks"]:
+            found = status(semantics, Literal.parse(claim), solutions)
+            if settled.get((claim, semantics), found) != found:
                 raise RuntimeError(
-                    f"grounded query and {mode} extensions disagree on {claim}: "
-                    f"{settled[(claim, mode)]} vs {found}"
+                    f"grounded query and {semantics} extensions disagree on {claim}: "
+                    f"{settled[(claim, semantics)]} vs {found}"
                 )
-            rows.append([claim, mode, found])
+            rows.append([claim, semantics, found])
         return rows if self._passes(plan, rows, solutions) else None
 
     @staticmethod
     def _passes(plan: Curriculum, rows: list[list[str]], solutions: dict[str, Solution]) -> bool:
         """The gates that need the other semantics' extensions."""
-        verdicts = [found for _, _, found in rows]
-        if "yes" not in verdicts or "no" not in verdicts:
+        values = [found for _, _, found in rows]
+        if len(set(values)) < 2 or max(map(values.count, values)) * 2 > len(values):
             return False
-        if max(verdicts.count(v) for v in VERDICTS) * 4 > len(verdicts) * 3:
-            return False
-        # Semantics matter: some claim grounded semantics does not accept is accepted under
-        # a non-grounded, non-stable mode (stable modes differ trivially without extensions).
-        grounded = solutions["grounded"]
+        # Semantics matter: a claim that grounded semantics leaves undecided is justified or
+        # overruled under one of the level's resolving semantics.
+        grounded = solutions[GROUNDED]
         if not any(
-            found == "yes"
-            and mode not in ("grounded", *STABLE_MODES)
-            and grounded.status(Literal.parse(claim)) != "justified"
-            for claim, mode, found in rows
+            found in ("justified", "overruled")
+            and semantics in plan.resolving
+            and grounded.status(Literal.parse(claim)) == "undecided"
+            for claim, semantics, found in rows
         ):
             return False
-        stable_exists = bool(solutions["stable"].extensions)
-        if plan.no_stable is True:
-            return not stable_exists and NO_STABLE in verdicts
-        if plan.no_stable is False:
-            return stable_exists
-        return True
+        if plan.no_stable is None:
+            return True
+        return solutions[STABLE].exists != plan.no_stable
 
     def prompt(self, candidate: Candidate, target: Any, ordering: Ordering) -> str:
-        modes = {mode for _, mode, _ in target}
-        named = [
-            s
-            for s in ("grounded", "eager", "stable", "preferred")
-            if any(mode.startswith(s) for mode in modes)
-        ]
-        semantics = ", ".join(named[:-1]) + (" and " if len(named) > 1 else "") + named[-1]
-        questions = "\n".join(f"  {key_text(claim, mode)}" for claim, mode, _ in target)
+        asked = [s for s in SEMANTICS if any(s == named for _, named, _ in target)]
+        families = list(dict.fromkeys(s.split()[-1] for s in asked))
+        setting = ", ".join(families[:-1]) + (" and " if len(families) > 1 else "") + families[-1]
+        questions = "\n".join(f"  {claim} under {named}" for claim, named, _ in target)
         explain = [
             "Arguments are built from the directives, and an argument defeats another under"
             f" the {ordering.principle} {ordering.set_comparison} ordering; each semantics"
@@ -302,34 +336,30 @@ class SemanticsQuery(Task):
             " maximal admissible set; a stable extension is a conflict-free set that defeats"
             " every argument outside it; the eager extension is the largest admissible set"
             " contained in every semi-stable extension.",
-            "A claim is accepted under grounded (or eager) semantics when some argument for"
-            " it is in the grounded (or eager) extension. It is accepted credulously under"
-            " stable or preferred semantics when some extension of that semantics contains an"
-            " argument for it, and skeptically when every extension does (possibly a"
-            " different argument in each).",
+            *(DEFINITIONS[s] for s in asked),
         ]
-        if any(mode in STABLE_MODES for mode in modes):
-            explain.append(
-                "If the theory has no stable extension at all, answer 'no stable extension'"
-                " for every stable question instead of yes or no."
-            )
         return "\n\n".join(
             [
-                theory_block(candidate.theory, ordering, semantics),
-                "Decide whether each claim is accepted under the semantics and mode given:\n"
-                + questions,
+                theory_block(candidate.theory, ordering, setting),
+                "State the status of each claim under the semantics named beside it:\n" + questions,
                 "\n".join(explain),
                 answer_request(
-                    "one line per question, written as 'claim under mode: verdict', where"
-                    " the verdict is yes, no, or (stable modes only) no stable extension,"
-                    " e.g. 'ab1 under preferred skeptical: no'."
+                    "one line per question, written as 'claim under semantics: status', where"
+                    " the status is justified, overruled, undecided or (stable semantics only)"
+                    f" {NO_STABLE}, e.g. 'ab1 under sceptical preferred: undecided'."
                 ),
             ]
         )
 
     def reference(self, target: Any) -> str:
-        return "\n".join(f"{key_text(claim, mode)}: {found}" for claim, mode, found in target)
+        return "\n".join(f"{claim} under {named}: {found}" for claim, named, found in target)
 
     def score_answer(self, instance: Instance, answer: str) -> Score:
-        gold = {(Literal.parse(claim), mode): found for claim, mode, found in instance.target}
-        return Score(*score_map(answer, "acceptance_map", gold, "all verdicts correct"))
+        """Appendix B: key–status pair F1 over (claim, semantics) keys; success is equality."""
+        gold = {(Literal.parse(claim), sem): found for claim, sem, found in instance.target}
+        try:
+            entries = read_entries(answer, "acceptance_map")
+        except UnreadableAnswer as error:
+            return Score(0.0, False, f"unreadable answer: {error}")
+        f1, exact = pair_f1([(_canonical(key), found) for key, found in entries], gold)
+        return Score(f1, exact, "all statuses correct" if exact else f"pair F1 {f1:.3f}")

@@ -14,12 +14,13 @@ from typing import Any
 
 import pytest
 
-from argc.compiler import query
-from argc.dsl.ir import Ordering, Theory
+from argc.compiler import query, solve
+from argc.dsl.ir import Literal, Ordering, Theory
 from argc.dsl.parser import parse_theory
 from argc.tasks import Instance, get_task, score
 from argc.tasks.defeat_diagnosis import read_diagnosis
 from argc.tasks.framework import Candidate
+from argc.tasks.semantics_query import status
 
 SAMPLE = Path("/work/shared/arggym-released/sample.jsonl")
 
@@ -33,11 +34,9 @@ def _rows(task: str) -> list[dict[str, Any]]:
 
 def _released(task: str):
     """Parametrize over the task's released rows (skipped when the sample is absent)."""
-    rows = _rows(task)
-    marks = [] if rows else [pytest.mark.skip(reason=f"{SAMPLE} not available")]
-    return pytest.mark.parametrize(
-        "row", [pytest.param(row, id=row["id"], marks=marks) for row in rows or [None]]
-    )
+    rows = [pytest.param(row, id=row["id"]) for row in _rows(task)]
+    absent = pytest.param(None, marks=pytest.mark.skip(reason=f"{SAMPLE} not available"))
+    return pytest.mark.parametrize("row", rows or [absent])
 
 
 def _ordering(row: dict[str, Any]) -> Ordering:
@@ -99,3 +98,44 @@ def test_dd_gold_agrees_with_the_release(row) -> None:
     result = query(theory, task.program, ordering=_ordering(row))
     assert result.satisfiable
     assert task.target(Candidate(theory), result, _ordering(row)) == expected
+
+
+# semantics_query ----------------------------------------------------------------------------
+
+SQ = "semantics_query"
+
+
+def _sq_target(row: dict[str, Any]) -> list[list[str]]:
+    """argc's target built from a row's gold statuses, in the row's question order."""
+    gold = {(claim, semantics): value for claim, semantics, value in row["gold"]["gold"]}
+    return [
+        [claim, semantics, gold[(claim, semantics)].lower().replace("_", " ")]
+        for claim, semantics in row["state"]["queries"]
+    ]
+
+
+@_released(SQ)
+def test_sq_reference_answers_read_and_score_one(row) -> None:
+    target = _sq_target(row)
+    result = score(_instance(SQ, row, target), f"<answer>{row['reference_answer']}</answer>")
+    assert (result.native, result.success) == (1.0, True), result.reason
+    # Our own reference writes the release's lines (in the order of its questions).
+    assert get_task(SQ).reference(target).splitlines() == [
+        line for claim, semantics in row["state"]["queries"]
+        for line in row["reference_answer"].splitlines()
+        if line.startswith(f"{claim} under {semantics}:")
+    ]  # fmt: skip
+
+
+@_released(SQ)
+def test_sq_gold_agrees_with_the_release(row) -> None:
+    theory, ordering = _theory(row), _ordering(row)
+    solutions = {
+        semantics: solve(theory, ordering=ordering, semantics=semantics)
+        for semantics in ("grounded", "eager", "stable", "preferred")
+    }
+    ours = [
+        [claim, semantics, status(semantics, Literal.parse(claim), solutions)]
+        for claim, semantics, _ in _sq_target(row)
+    ]
+    assert ours == _sq_target(row)

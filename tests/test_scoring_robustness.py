@@ -29,7 +29,7 @@ FRAGMENTS = [
     "; survives_because: ",
     "justified",
     "undecided",
-    " under preferred skeptical: yes",
+    " under sceptical preferred: undecided",
     ": ",
     "-",
     "ab1",
