@@ -396,7 +396,9 @@ _STATUS_LINE = re.compile(
     r"^[ \t]*(?:(?:[-*•+]|\d+[.)])[ \t]+)?[`'\"*]*status\b[`'\"*]*[ \t]*[:=]?(?P<value>.*)$",
     re.IGNORECASE | re.MULTILINE,
 )
-_STATUS_VALUE = re.compile(r"[\s`'\"*]*(justified|overruled|undecided)[\s`'\"*]*[.,;]?\s*", re.I)
+_STATUS_VALUE = re.compile(
+    r"[\s`'\"*]*(justified|overruled|undecided)[\s`'\"*]*(?:[.,;]\s*)?", re.IGNORECASE
+)
 
 
 @cache

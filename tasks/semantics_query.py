@@ -37,7 +37,6 @@ CREDULOUS, SCEPTICAL = "credulous preferred", "sceptical preferred"
 #: The semantics a question may name, in the order a claim's questions are listed.
 SEMANTICS = (GROUNDED, EAGER, STABLE, CREDULOUS, SCEPTICAL)
 NO_STABLE = "no stable extension"
-VALUES = ("justified", "overruled", "undecided", NO_STABLE)
 #: Spellings an answer may use for a semantics (read case-free, without a trailing
 #: "semantics"), mapped to the one the task writes.
 SPELLINGS = {"skeptical preferred": SCEPTICAL}
