@@ -159,6 +159,50 @@ class Builder:
             self.rng.shuffle(pair)
             self.prefer_premises(*pair)
 
+    def principle_conflict(self, rule_below: bool) -> Literal:
+        """A conflict over a fresh claim x that the link principle decides. The argument for x
+        ends in a rule preferred to the last rule of the argument for -x, so last-link
+        justifies x (under either set comparison); its premise is below the other's, so
+        weakest-link does not let it win. With `rule_below`, x's argument also takes an
+        earlier rule that is below -x's rule: weakest-link elitist then justifies -x and
+        weakest-link democratic leaves both undecided; without it, weakest-link leaves both
+        undecided. Returns x."""
+        claim = self.atom(False)
+        weak, strong = self.base(self.atom(False)), self.base(self.atom(False))
+        start = weak
+        earlier = None
+        if rule_below:
+            earlier = self.rule([weak], self.atom(False))
+            start = earlier.head
+        winner = self.rule([start], claim)
+        loser = self.rule([strong], claim.complement)
+        self.prefer_rules(winner, loser)
+        if earlier is not None:
+            self.prefer_rules(loser, earlier)
+        self.prefer_premises(strong, weak)
+        self.salient += [claim, claim.complement]
+        return claim
+
+    def last_rules_conflict(self, split: bool) -> Literal:
+        """A conflict in which an argument has two last defeasible rules: a strict rule joins
+        two defeasible parts into -t against a defeasible argument for t, preferred to the
+        first part's rule (and, unless `split`, to the second's); a strict rule from t and the
+        first part concludes the negation of the second part, so that t's side can strike
+        back. With `split`, last-link elitist justifies t while last-link democratic leaves
+        the conflict undecided (their defeat relations differ); without it they agree.
+        Returns t."""
+        thesis = self.atom(False)
+        parts = [self.atom(False), self.atom(False)]
+        arms = [self.rule([self.base(self.atom(False))], part) for part in parts]
+        self.rule(parts, thesis.complement, strict=True)
+        self.rule([thesis, parts[0]], parts[1].complement, strict=True)
+        support = self.rule([self.base(self.atom(False))], thesis)
+        self.prefer_rules(support, arms[0])
+        if not split:
+            self.prefer_rules(support, arms[1])
+        self.salient += [thesis, thesis.complement]
+        return thesis
+
     def theory(self, extra: list[Directive] | None = None) -> Theory:
         """The directives built so far (plus `extra`), as a theory."""
         return Theory.from_directives([*self.directives, *(extra or [])])
