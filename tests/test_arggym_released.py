@@ -1,13 +1,14 @@
 """ArgGYM's released rows: their reference answers read and score 1.0 against targets built
 from the rows' gold, and argc's gold for the theory in each row's question agrees with it.
 
-The rows are read from the shared sample of the released taskset (MIT); the tests skip when
-it is absent.
+The rows are read from the sample of the released taskset (MIT) in the `shared/` folder beside
+the checkout, or from the file named by ARGGYM_SAMPLE; the tests skip when it is absent.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,12 @@ from argc.tasks.defeat_diagnosis import read_diagnosis
 from argc.tasks.framework import Candidate
 from argc.tasks.semantics_query import status
 
-SAMPLE = Path("/work/shared/arggym-released/sample.jsonl")
+SAMPLE = Path(
+    os.environ.get(
+        "ARGGYM_SAMPLE",
+        Path(__file__).resolve().parents[2] / "shared" / "arggym-released" / "sample.jsonl",
+    )
+)
 
 
 def _rows(task: str) -> list[dict[str, Any]]:
