@@ -551,8 +551,8 @@ class DefeatDiagnosis(Task):
                 at, by, kind = symbol.arguments
                 kinds[(_text(at), _text(by))] = kind.name
             elif symbol.name == "survives":
-                at, by, rescuer = symbol.arguments
-                because[(_text(at), _text(by))] = _text(rescuer)
+                at, by, counter = symbol.arguments
+                because[(_text(at), _text(by))] = _text(counter)
         failures = [
             asdict(Record(at, by, kind, because.get((at, by))))
             for (at, by), kind in sorted(kinds.items())
