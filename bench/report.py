@@ -321,7 +321,8 @@ def _diagnostics(records: list[dict[str, Any]]) -> dict[str, Any]:
         "truncated": _percent(records, lambda record: record["finish_reason"] == "length"),
         "no_answer": _percent(records, lambda record: not record["has_answer"]),
         "errors": _percent(records, lambda record: record["error"] is not None),
-        "compliance": _percent(
+        "compliance": _percent(records, lambda record: record["has_answer"]),
+        "readable": _percent(
             records,
             lambda record: record["has_answer"] and not is_unreadable(record["reason"]),
         ),
@@ -571,8 +572,9 @@ def _diagnostics_table() -> Table:
         "diagnostics",
         "Generation and answer-protocol diagnostics",
         "Trunc.: generations cut at the length limit; No answer: responses without an"
-        " `<answer>` region; Errors: requests that failed; Compliance: an answer region that the"
-        " scorer could read; Canonical: complete success [95 % interval] (successes/instances);"
+        " `<answer>` region; Errors: requests that failed; Compliance: responses with an"
+        " `<answer>` region (100 − No answer); Readable: an answer region that the task's reader"
+        " accepts; Canonical: complete success [95 % interval] (successes/instances);"
         " Cond.: the same among responses with an answer region, Δ its difference to canonical"
         " success in points (paper Table 16). Latency and tokens are means per instance where"
         " recorded.",
@@ -581,6 +583,7 @@ def _diagnostics_table() -> Table:
             column("no_answer", "No answer"),
             column("errors", "Errors"),
             column("compliance", "Compliance"),
+            column("readable", "Readable"),
             column("canonical", "Canonical", "rate"),
             column("conditioned", "Cond.", "rate"),
             column("conditioned_gain", "Δ", "signed"),

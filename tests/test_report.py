@@ -96,7 +96,8 @@ def run_a() -> list[dict]:
     Overall 10/18 = 55.6 %. Bands: L1–L5 6/6 = 100, L6–L10 3/6 = 50 (status last-link, strict
       twice), L11–L15 1/6 = 16.7. Last-link 6/9 = 66.7, weakest-link 4/9 = 44.4.
     Diagnostics: truncated 2/18 = 11.1; no answer 3/18 = 16.7; errors 1/18 = 5.6; compliance
-      (18 − 3 − 1)/18 = 77.8; conditioned 10/15 = 66.7, +11.1 over canonical; latency
+      (an answer region) 100 − 16.7 = 15/18 = 83.3; readable (18 − 3 − 1 unreadable)/18 = 77.8;
+      conditioned 10/15 = 66.7, +11.1 over canonical; latency
       (17·2 + 0.5)/18 = 1.92 s; prompt tokens 1000 over the 17 records with usage.
     """
     records = []
@@ -189,7 +190,9 @@ def test_diagnostics_and_counter_contrast(reported):
     assert diagnostics["truncated"] == pytest.approx(100 * 2 / 18)
     assert diagnostics["no_answer"] == pytest.approx(100 * 3 / 18)
     assert diagnostics["errors"] == pytest.approx(100 / 18)
-    assert diagnostics["compliance"] == pytest.approx(100 * 14 / 18)
+    assert diagnostics["compliance"] == pytest.approx(100 * 15 / 18)
+    assert diagnostics["compliance"] == pytest.approx(100 - diagnostics["no_answer"])
+    assert diagnostics["readable"] == pytest.approx(100 * 14 / 18)
     assert (diagnostics["canonical"]["successes"], diagnostics["canonical"]["n"]) == (10, 18)
     assert (diagnostics["conditioned"]["successes"], diagnostics["conditioned"]["n"]) == (10, 15)
     assert diagnostics["conditioned"]["success"] == pytest.approx(100 * 10 / 15)
@@ -224,7 +227,8 @@ def test_tables_in_markdown_and_csv(reported):
     )
     assert f"| run-b | {interval(6, 8)} | – | {interval(2, 8)} |" in text
     diagnostics = f"{interval(10, 18)} | {interval(10, 15)} | +11.1 | 1.92 | 1000.0 |"
-    assert "| run-a | 11.1 | 16.7 | 5.6 | 77.8 | " + diagnostics in text
+    # Trunc., No answer, Errors, Compliance (100 − No answer), Readable.
+    assert "| run-a | 11.1 | 16.7 | 5.6 | 83.3 | 77.8 | " + diagnostics in text
     with open(reported / "counter.csv", encoding="utf-8", newline="") as stream:
         rows = list(csv.DictReader(stream))
     plain, strict = report.wilson(2, 6), report.wilson(4, 6)
@@ -393,7 +397,7 @@ def test_no_instances_have_no_rate(tmp_path):
     }
     assert summary["diagnostics"]["conditioned_gain"] is None
     zero = f"0.0 [0.0–{100 * Z2 / (2 + Z2):.1f}] (0/2)"
-    assert f"| 100.0 | 100.0 | 0.0 | 0.0 | {zero} | – | – |" in (out / "report.md").read_text(
+    assert f"| 100.0 | 100.0 | 0.0 | 0.0 | 0.0 | {zero} | – | – |" in (out / "report.md").read_text(
         "utf-8"
     )
 
