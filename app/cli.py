@@ -59,6 +59,9 @@ EXAMPLES = {
   argc bench merge benchmark/""",
     "bench export": """\
   argc bench export benchmark/ --out hf-dataset/""",
+    "bench import-arggym": """\
+  argc bench import-arggym taskset-lite.jsonl --out released/
+  argc bench audit released/ --workers 4   # rescore references, compare the released gold""",
     "eval": """\
   argc eval benchmark/ --base-url http://127.0.0.1:8000/v1 --model M --out run.jsonl
   argc eval instances.jsonl --local models/small --out run-small.jsonl""",

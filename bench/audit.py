@@ -11,6 +11,12 @@ state and report, per check, the rows checked and the failures.
   theory with the witness applied) the grounded status that argc gives it. Where the theory has
   two rules with the same body and head, which PyArg merges (docs/oracle.md), a difference is a
   documented divergence, not a failure.
+
+A folder imported from ArgGYM's release (`argc bench import-arggym`, its manifest's taskset
+`arggym-released`) has no cells and keeps the released ids, and its rows cannot be
+regenerated: the manifest check skips `cells.json`, decoding skips the id, and `gold`
+(argc's engine reproduces each row's released gold, `argc.bench.arggym.check_released`)
+replaces regeneration.
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ from typing import Any
 
 from tqdm import tqdm
 
+from argc.bench import arggym
 from argc.bench.build import FILES, ROW_ORDER, parquet_records
 from argc.bench.manifest import read_manifest, verify, write_atomic
 from argc.compiler import LimitExceeded, solve
@@ -47,6 +54,7 @@ CHECKS = {
     "rescoring": ("reference rescoring", "rows"),
     "ordering": ("ordering named in the prompt", "rows"),
     "regeneration": ("regeneration, byte-identical", "rows"),
+    "gold": ("argc's engine reproduces the released gold", "rows"),
     "engine": ("engine agreement with PyArg 2.0.2", "theories"),
 }
 #: Rows one worker process audits before it is replaced (recycles clingo's symbol memory).
@@ -124,10 +132,12 @@ def audit(directory: Path, workers: int) -> AuditReport:
         lines = (directory / "rows.jsonl").read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as error:
         raise ArgcError(f"{directory / 'rows.jsonl'}: cannot read: {error}") from None
-    checks = {name: Check(name) for name in CHECKS}
-    checks["manifest"] = _check_files(directory, manifest, lines)
+    released = manifest.get("taskset") == arggym.RELEASED_TASKSET
+    skipped = "regeneration" if released else "gold"
+    checks = {name: Check(name) for name in CHECKS if name != skipped}
+    checks["manifest"] = _check_files(directory, manifest, lines, released)
     report = AuditReport(directory, len(lines), checks)
-    results = _audit_rows(lines, workers)
+    results = _audit_rows(lines, workers, released)
     counts = Counter(result["id"] for result in results)
     for result in results:
         if counts[result["id"]] > 1:
@@ -140,10 +150,13 @@ def audit(directory: Path, workers: int) -> AuditReport:
     return report
 
 
-def _check_files(directory: Path, manifest: dict[str, Any], lines: list[str]) -> Check:
-    """Hashes against the manifest, then the files against each other."""
-    check = Check("manifest", checked=len(manifest["files"]) + 3)
-    for problem in verify(directory, manifest, FILES):
+def _check_files(
+    directory: Path, manifest: dict[str, Any], lines: list[str], released: bool
+) -> Check:
+    """Hashes against the manifest, then the files against each other (an imported release
+    has no cells.json)."""
+    check = Check("manifest", checked=len(manifest["files"]) + 3 - released)
+    for problem in verify(directory, manifest, arggym.FILES if released else FILES):
         check.failures.append((problem.split(":", 1)[0], problem))
     if manifest.get("rows") != len(lines):
         check.failures.append(
@@ -160,6 +173,8 @@ def _check_files(directory: Path, manifest: dict[str, Any], lines: list[str]) ->
             check.failures.append(("rows.parquet", "its records differ from rows.jsonl"))
     except Exception as error:  # noqa: BLE001 - any unreadable Parquet file is a failure
         check.failures.append(("rows.parquet", f"unreadable: {error}"))
+    if released:
+        return check
     try:
         cells = json.loads((directory / "cells.json").read_text(encoding="utf-8"))
         accepted = []
@@ -174,9 +189,12 @@ def _check_files(directory: Path, manifest: dict[str, Any], lines: list[str]) ->
     return check
 
 
-def _audit_rows(lines: list[str], workers: int) -> list[dict[str, Any]]:
+def _audit_rows(lines: list[str], workers: int, released: bool) -> list[dict[str, Any]]:
     """Every row's checks in a pool of worker processes, largest theories first."""
-    jobs = sorted(enumerate(lines), key=lambda job: -_size(job[1]))
+    jobs = sorted(
+        ((index, line, released) for index, line in enumerate(lines)),
+        key=lambda job: -_size(job[1]),
+    )
     results: list[dict[str, Any]] = [{}] * len(lines)
     context = multiprocessing.get_context("spawn")
     processes = max(1, min(workers, len(jobs)))
@@ -197,16 +215,17 @@ def _size(line: str) -> int:
         return 0
 
 
-def _audit_job(job: tuple[int, str]) -> tuple[int, dict[str, Any]]:
-    index, line = job
-    return index, audit_row(line, index + 1)
+def _audit_job(job: tuple[int, str, bool]) -> tuple[int, dict[str, Any]]:
+    index, line, released = job
+    return index, audit_row(line, index + 1, released)
 
 
-def audit_row(line: str, number: int) -> dict[str, Any]:
+def audit_row(line: str, number: int, released: bool = False) -> dict[str, Any]:
     """The checks of one row: {"id", "checks": {name: (checked, [reasons])}, "divergences",
-    "twins"}."""
+    "twins"}; a row of an imported release is checked against its released gold instead of
+    being regenerated."""
     result: dict[str, Any] = {"id": f"line {number}", "checks": {}, "divergences": [], "twins": 0}
-    instance, problem = _decode(line)
+    instance, problem = _decode(line, released)
     if instance is not None:
         result["id"] = instance.id
     result["checks"]["decoding"] = (1, [problem] if problem else [])
@@ -216,14 +235,17 @@ def audit_row(line: str, number: int) -> dict[str, Any]:
     rescored = [] if outcome.success else [f"native {outcome.native}: {outcome.reason}"]
     result["checks"]["rescoring"] = (1, rescored)
     result["checks"]["ordering"] = (1, _ordering_problems(instance))
-    result["checks"]["regeneration"] = (1, _regeneration_problems(instance, line))
+    if released:
+        result["checks"]["gold"] = (1, arggym.check_released(instance))
+    else:
+        result["checks"]["regeneration"] = (1, _regeneration_problems(instance, line))
     compared, failures, divergences, result["twins"] = engine_agreement(instance)
     result["checks"]["engine"] = (compared, failures)
     result["divergences"] = divergences
     return result
 
 
-def _decode(line: str) -> tuple[Instance | None, str | None]:
+def _decode(line: str, released: bool) -> tuple[Instance | None, str | None]:
     try:
         record = json.loads(line)
         instance = Instance.from_record(record)
@@ -240,7 +262,7 @@ def _decode(line: str) -> tuple[Instance | None, str | None]:
         expected = instance_id(instance.task, instance.level, ordering, instance.seed)
     except (ArgcError, ValueError, TypeError) as error:
         return instance, f"{type(error).__name__}: {error}"
-    if instance.id != expected:
+    if instance.id != expected and not released:
         return instance, f"id is not that of its fields ({expected})"
     return instance, None
 
@@ -342,8 +364,9 @@ def register(commands: argparse._SubParsersAction) -> None:
         help="re-execute and check a built benchmark",
         description="Check a benchmark directory: its manifest, the decoding of every row, the"
         " rescoring of every reference, the ordering in every prompt, byte-identical"
-        " regeneration, and agreement of argc's claim statuses with PyArg 2.0.2. Prints a"
-        " Markdown report; exit code 1 when any check fails.",
+        " regeneration (for a folder of `argc bench import-arggym`: agreement of argc's engine"
+        " with each row's released gold), and agreement of argc's claim statuses with PyArg"
+        " 2.0.2. Prints a Markdown report; exit code 1 when any check fails.",
     )
     check.set_defaults(handler=_audit_command)
     check.add_argument("directory", type=Path, metavar="DIR")
