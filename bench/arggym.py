@@ -130,14 +130,14 @@ def directive_blocks(question: str) -> list[str]:
     return blocks
 
 
-def _get(record: dict[str, Any], name: str, kind: type | tuple[type, ...]) -> Any:
+def _get(record: dict[str, Any], name: str, kind: type) -> Any:
     """A field from the row's top level or its `metadata`, of the given JSON type."""
     metadata = record.get("metadata")
     value = record.get(name)
     if value is None and isinstance(metadata, dict):
         value = metadata.get(name)
     if not isinstance(value, kind) or isinstance(value, bool) and kind is int:
-        raise ArgcError(f"the row's {name!r} is missing or not a {getattr(kind, '__name__', kind)}")
+        raise ArgcError(f"the row's {name!r} is missing or not a {kind.__name__}")
     return value
 
 
