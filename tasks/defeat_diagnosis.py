@@ -45,68 +45,36 @@ W_DIAG_SURV, W_STATUS_SURV, W_SURV = 0.60, 0.15, 0.25
 
 @dataclass(frozen=True)
 class Curriculum:
-    """One level's knobs (see the table in docs/tasks/defeat_diagnosis.md)."""
+    """One level's knobs (see the table in docs/tasks/defeat_diagnosis.md). Routes, depth,
+    tower height, inert decoys and distractors follow ArgGYM's released generator."""
 
-    routes: int  # derivations of the claim (arguments for it)
+    routes: int  # derivations of the claim, one attack on each (one failure record each)
     depth: int  # rules on each route, the last one defeasible
     junctions: int  # two-antecedent steps per route (side branches)
     shared: bool  # a later route's junction reuses a literal of the first route
     strict_share: float  # share of strict steps on routes (never the last)
     axiom_share: float  # share of axioms among route roots
-    attacks: int  # designed attacks on the routes (at least one per route)
-    min_failures: int  # gate: distinct failure records at least
-    min_kinds: int  # gate: distinct attack kinds among them at least
-    towers: int  # defeaters given a defeated counter-attack (survives_because records)
-    height: int  # counter-attack pairs per tower
+    height: int  # counter-attack pairs in the tower on each rule defeater (0: no towers)
     strict_attackers: float  # share of rule attackers whose last step is strict
-    sensitive: float  # share of decisive rebuts that win under last-link only
     decoys: int  # attacks on the routes that fail (preference-blocked or defeated)
     distractors: int  # unrelated derivations
     contests: int  # unrelated symmetric conflicts
     undecided_share: float  # chance that a candidate asks for an undecided claim
 
 
-# (routes, depth, junctions, attacks, min_failures, min_kinds, towers, height, decoys)
-_TABLE = {
-    1: (1, 1, 0, 1, 1, 1, 0, 0, 0),
-    2: (1, 2, 0, 1, 1, 1, 0, 0, 1),
-    3: (1, 2, 0, 2, 2, 2, 0, 0, 1),
-    4: (2, 2, 0, 3, 2, 2, 0, 0, 1),
-    5: (2, 3, 0, 3, 3, 2, 1, 1, 1),
-    6: (2, 3, 1, 3, 3, 2, 1, 1, 1),
-    7: (2, 3, 1, 4, 3, 3, 1, 1, 2),
-    8: (2, 4, 1, 4, 3, 3, 1, 1, 2),
-    9: (3, 4, 1, 4, 4, 3, 1, 1, 2),
-    10: (3, 4, 1, 5, 4, 3, 2, 1, 2),
-    11: (3, 4, 2, 5, 4, 3, 2, 2, 2),
-    12: (3, 5, 2, 5, 4, 3, 2, 2, 3),
-    13: (3, 5, 2, 6, 5, 3, 2, 2, 3),
-    14: (3, 5, 2, 6, 5, 3, 3, 2, 3),
-    15: (3, 6, 3, 6, 5, 3, 3, 2, 3),
-}
-
-
 def curriculum(level: int) -> Curriculum:
-    routes, depth, junctions, attacks, min_failures, min_kinds, towers, height, decoys = _TABLE[
-        level
-    ]
     return Curriculum(
-        routes=routes,
-        depth=depth,
-        junctions=junctions,
+        routes=1 if level <= 3 else 3,
+        depth=min(2 + level // 3, 7),
+        junctions=(level >= 8) + (level >= 12),
         shared=level >= 12,
-        strict_share=0.0 if level < 4 else (0.15 if level < 10 else 0.25),
+        strict_share=0.0 if level < 6 else 0.25,
         axiom_share=0.0 if level < 4 else 0.25,
-        attacks=attacks,
-        min_failures=min_failures,
-        min_kinds=min_kinds,
-        towers=towers,
-        height=height,
+        height=0 if level < 5 else min(1 + (level - 5) // 4, 3),
         strict_attackers=0.0 if level < 7 else 0.3,
-        sensitive=0.0 if level < 9 else 0.3,
-        decoys=decoys,
-        distractors=1 + level // 3,
-        contests=(level >= 2) + (level >= 8),
+        decoys=0 if level < 4 else min(1 + (level - 4) // 5, 3),
+        distractors=level if level <= 3 else min(2 + 2 * level, 30),
+        contests=(level >= 4) + (level >= 8),
         undecided_share=0.4,
     )
 
@@ -135,8 +103,9 @@ class Route:
 
 
 class Generator:
-    """Builds one candidate: routes to the target, attacks on them (decisive, stalemated or
-    failing), towers of counter-attacks on defeaters, and unrelated material."""
+    """Builds one candidate: routes to the target, one attack on each (decisive, stalemated or,
+    for decoys, failing), a pivot that the link principle decides, towers of counter-attacks
+    on defeaters, and unrelated material."""
 
     def __init__(self, rng: random.Random, knobs: Curriculum) -> None:
         self.rng = rng
@@ -144,6 +113,7 @@ class Generator:
         self.b = Builder(rng)
         self.support: dict[Literal, Support] = {}
         self.spare: set[Literal] = set()  # conclusions not to rebut (shared by several routes)
+        self.survivals = 0  # routes whose failure record needs a survives_because
 
     # knowledge ---------------------------------------------------------------------------
 
@@ -271,14 +241,7 @@ class Generator:
             return self.attacker_rule(head, self.chain(rng.randint(0, 1)), strict_top)[0]
         # A decisive rebut: the attacker's deciding rule beats every defeasible rule below the
         # rebutted conclusion, and its base is an axiom or a premise beating every premise
-        # below it, so it wins under every principle and set comparison. A sensitive rebut
-        # only beats the rebutted rule from an unranked premise: it wins under last-link, and
-        # under weakest-link the two sides defeat each other.
-        if rng.random() < self.knobs.sensitive:
-            support = self.base()
-            made, deciding = self.attacker_rule(head, support, strict_top)
-            b.prefer_rules(deciding, victim)
-            return made
+        # below it, so it wins under every principle and set comparison.
         firm = not below.premises or rng.random() < 0.5
         support = self.base(1.0 if firm else 0.0)
         made, deciding = self.attacker_rule(head, support, strict_top)
@@ -287,6 +250,57 @@ class Generator:
         if not firm:
             for premise in sorted(below.premises, key=str):
                 b.prefer_premises(support, premise)
+        return made
+
+    def link_conflict(self) -> tuple[Literal, Rule]:
+        """A conflict over a fresh claim x that the link principle decides, the same way under
+        either set comparison: x's argument (a premise, then rules m0 and m) against -x's (an
+        axiom, then rules v0 and v), with v0 > m > v > m0. Last-link compares m with v: x is
+        justified and -x overruled. Weakest-link weighs whole arguments: x's rests on a premise
+        where -x's rests on an axiom, and its rules are below -x's (m0 below both, elitist; m0
+        and m below v0, democratic): -x is justified and x overruled. Returns x and v."""
+        claim = self.b.atom(False)
+        first = self.rule([self.base()], self.b.atom(False))
+        last = self.rule([first.head], claim)
+        rival_first = self.rule([self.base(1.0)], self.b.atom(False))
+        rival = self.rule([rival_first.head], claim.complement)
+        self.b.prefer_rules(rival_first, last)
+        self.b.prefer_rules(last, rival)
+        self.b.prefer_rules(rival, first)
+        return claim, rival
+
+    def pivot(self, route: Route, kind: str, mode: str) -> list[Rule]:
+        """Two attacks of `kind` (undercut or rebut) on `route`, one from each side of a link
+        conflict: under last-link the one resting on x is a defeater and the one resting on -x
+        is defeated (its sub-argument for -x is), under weakest-link the other way round, so
+        the failure point moves with the principle. A rebut from x beats the last rules of the
+        rebutted conclusion (last-link compares nothing else); a rebut from -x beats every rule
+        below it, and v beats its last rules, so under weakest-link the rebutted argument is
+        weaker on rules under either set comparison (and on premises, -x resting on an axiom).
+        In a stalemate both attackers also rest on a premise contested by its contradictory.
+        Returns the two attacking rules."""
+        claim, rival = self.link_conflict()
+        extra = []
+        if mode == "stalemate":
+            extra.append(self.base())
+            self.base(literal=extra[0].complement)
+        points = self.points(route, kind)
+        victims = self.rng.sample(points, 2) if len(points) > 1 else points * 2
+        made = []
+        for side, victim in zip((claim, claim.complement), victims, strict=True):
+            route.used.add((kind, victim.name))
+            head = Literal(victim.name, True) if kind == "undercut" else victim.head.complement
+            attacker = self.rule([side, *extra], head)
+            made.append(attacker)
+            if kind == "undercut":
+                continue
+            last = sorted(r.name for r in self.b.rules if r.head == victim.head and not r.strict)
+            above = last if side == claim else sorted(self.support[victim.head].rules)
+            for rule in above:
+                self.b.directives.append(RulePreference(attacker.name, rule))
+            if side != claim:
+                for rule in last:
+                    self.b.directives.append(RulePreference(rival.name, rule))
         return made
 
     def tower(self, defeater: Rule) -> None:
@@ -306,6 +320,57 @@ class Generator:
 
     # the candidate -----------------------------------------------------------------------
 
+    def routes(self, goal: Literal) -> list[Route]:
+        """The target's routes; from the level with shared junctions, a later route may take
+        a literal of the first as its junction."""
+        made: list[Route] = []
+        for index in range(self.knobs.routes):
+            shared = None
+            if self.knobs.shared and index > 0 and made[0].literals and self.rng.random() < 0.5:
+                shared = self.rng.choice(made[0].literals)
+            made.append(self.route(goal, shared))
+        return made
+
+    def attack_routes(self, routes: list[Route], want: str) -> list[Rule]:
+        """One attack per route, of distinct kinds, a pivot on one of the routes attacked by a
+        rule; for an undecided claim the attack on the first route (and on each other route
+        with some chance) is a stalemate, the others decisive. Returns the rule defeaters."""
+        rng = self.rng
+        kinds = list(KINDS)
+        rng.shuffle(kinds)
+        modes = ["decisive"] * len(routes)
+        if want == "undecided":
+            modes = ["stalemate"] + [
+                "stalemate" if rng.random() < 0.3 else "decisive" for _ in routes[1:]
+            ]
+        by_rule = [i for i in range(len(routes)) if kinds[i] != "undermine"]
+        pivot = rng.choice(by_rule) if by_rule else None
+        defeaters: list[Rule] = []
+        for index, (route, mode) in enumerate(zip(routes, modes, strict=True)):
+            options = [kinds[index]] + [k for k in KINDS if k != kinds[index]]
+            options = [k for k in options if self.points(route, k)]
+            if not options:
+                continue
+            if index == pivot and options[0] != "undermine":
+                made = self.pivot(route, options[0], mode)
+            else:
+                made = [self.attack(route, options[0], mode)]
+            rules = [rule for rule in made if rule is not None]
+            defeaters += rules
+            self.survivals += bool(rules and self.knobs.height)
+        return defeaters
+
+    def decoys(self, routes: list[Route]) -> None:
+        """Attacks on the routes that fail, or undermining premises against axioms."""
+        for _ in range(self.knobs.decoys):
+            route = self.rng.choice(routes)
+            options = [k for k in KINDS if self.points(route, k)]
+            inert = [a for a in route.axioms if a.complement not in self.b.premises]
+            if inert and self.rng.random() < 0.25:  # an undermining of an axiom: never an attack
+                self.base(literal=self.rng.choice(inert).complement)
+            elif options:
+                self.attack(route, self.rng.choice(options), "decoy")
+
     def build(self, want: str) -> Builder:
         knobs, rng, b = self.knobs, self.rng, self.b
         goal = b.atom()
@@ -313,52 +378,11 @@ class Generator:
             # a rebut of the claim itself hits every route at once: it would overrule a claim
             # meant to stay undecided, or leave a stalemated rebutter facing defeated routes
             self.spare.add(goal)
-        routes: list[Route] = []
-        for index in range(knobs.routes):
-            shared = None
-            if knobs.shared and index > 0 and routes[0].literals and rng.random() < 0.5:
-                shared = rng.choice(routes[0].literals)
-            routes.append(self.route(goal, shared))
-        # At least one attack per route, the rest on random routes; kinds cycle so that the
-        # level's distinct kinds occur, and enough are by rules for the towers.
-        placed = list(range(knobs.routes)) + [
-            rng.randrange(knobs.routes) for _ in range(knobs.attacks - knobs.routes)
-        ]
-        kinds = list(KINDS)
-        rng.shuffle(kinds)
-        wanted = [kinds[i % 3] for i in range(knobs.attacks)]
-        rng.shuffle(wanted)
-        # An undecided claim: the attacks on the first route (and on each other route with
-        # some chance) are stalemates, the others decisive; one mode per route, so that no
-        # stalemated attacker is left facing a defeated argument.
-        modes = ["decisive"] * knobs.routes
-        if want == "undecided":
-            modes = ["stalemate"] + [
-                "stalemate" if rng.random() < 0.3 else "decisive" for _ in routes[1:]
-            ]
-        towers: list[Rule] = []
-        for index, (where, kind) in enumerate(zip(placed, wanted, strict=True)):
-            route, mode = routes[where], modes[where]
-            need_rule = knobs.towers - len(towers) >= knobs.attacks - index
-            options = [kind] + [k for k in KINDS if k != kind]
-            if need_rule:
-                options = [k for k in options if k != "undermine"]
-            options = [k for k in options if self.points(route, k)]
-            if not options:
-                continue
-            made = self.attack(route, options[0], mode)
-            if made is not None and len(towers) < knobs.towers:
-                towers.append(made)
-        for defeater in towers:
-            self.tower(defeater)
-        for _ in range(knobs.decoys):
-            route = rng.choice(routes)
-            options = [k for k in KINDS if self.points(route, k)]
-            inert = [a for a in route.axioms if a.complement not in b.premises]
-            if inert and rng.random() < 0.25:  # an undermining of an axiom: never an attack
-                self.base(literal=rng.choice(inert).complement)
-            elif options:
-                self.attack(route, rng.choice(options), "decoy")
+        routes = self.routes(goal)
+        for defeater in self.attack_routes(routes, want):
+            if knobs.height:
+                self.tower(defeater)
+        self.decoys(routes)
         for _ in range(knobs.contests):
             b.contest()
         for _ in range(knobs.distractors):
@@ -525,21 +549,25 @@ class DefeatDiagnosis(Task):
     def candidate(self, rng: random.Random, level: int) -> Candidate:
         knobs = curriculum(level)
         want = "undecided" if rng.random() < knobs.undecided_share else "overruled"
-        builder = Generator(rng, knobs).build(want)
+        generator = Generator(rng, knobs)
+        builder = generator.build(want)
         (goal,) = builder.salient
         theory = builder.theory([QueryHeader((goal,))])
-        return Candidate(theory, {"want": want, "level": level})
+        params = {"want": want, "level": level, "survivals": generator.survivals}
+        return Candidate(theory, params)
 
     def gate_program(self, candidate: Candidate) -> str:
-        knobs = curriculum(candidate.params["level"])
+        routes, survivals = (
+            curriculum(candidate.params["level"]).routes,
+            candidate.params["survivals"],
+        )
         facts = [
             f"want({candidate.params['want']}).",
-            f"min_failures({knobs.min_failures}).",
-            f"min_kinds({knobs.min_kinds}).",
-            f"min_survives({knobs.towers}).",
+            f"min_failures({routes}).",
+            f"min_kinds({routes}).",
+            f"min_survives({survivals}).",
+            f"max_survives({survivals}).",
         ]
-        if knobs.towers == 0:
-            facts.append("max_survives(0).")
         return "\n".join(facts) + "\n" + self.program
 
     def target(self, candidate: Candidate, result: QueryResult, ordering: Ordering) -> Any:
@@ -561,7 +589,7 @@ class DefeatDiagnosis(Task):
         return {"claim": str(claim), "status": status, "failures": failures}
 
     def prompt(self, candidate: Candidate, target: Any, ordering: Ordering) -> str:
-        survival = curriculum(candidate.params["level"]).towers > 0
+        survival = curriculum(candidate.params["level"]).height > 0
         claim = target["claim"]
         lines = [
             theory_block(candidate.theory, ordering),

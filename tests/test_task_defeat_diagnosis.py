@@ -5,6 +5,7 @@ deterministic."""
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import pytest
@@ -12,9 +13,9 @@ from oracle import oracle
 from task_checks import check_contract
 
 import argc.tasks.defeat_diagnosis as dd
-from argc.compiler import query
+from argc.compiler import query, solve
 from argc.dsl import parse_theory
-from argc.dsl.ir import Literal, Ordering, Theory
+from argc.dsl.ir import ORDERINGS, Literal, Ordering, Theory
 from argc.tasks import Instance, generate, get_task, score
 from argc.tasks.answers import UnreadableAnswer
 from argc.tasks.framework import CELLS, Candidate
@@ -49,12 +50,14 @@ def test_every_cell_generates_and_scores(instances, level: int, ordering: Orderi
     knobs = dd.curriculum(level)
     target = instance.target
     assert target["status"] in ("overruled", "undecided")
-    assert len(target["failures"]) >= knobs.min_failures
-    assert len({f["kind"] for f in target["failures"]}) >= knobs.min_kinds
+    # As released: one record per route (1 to level 3, then 3), of as many kinds; from level
+    # 5 a survival record on each of the two routes attacked by a rule.
+    assert len(target["failures"]) == len({f["kind"] for f in target["failures"]})
+    assert len(target["failures"]) == (1 if level <= 3 else 3)
     survivals = [f for f in target["failures"] if f["survives_because"]]
-    assert len(survivals) >= knobs.towers
-    if knobs.towers == 0:
-        assert not survivals and "survives_because" not in instance.prompt
+    assert len(survivals) == (0 if level < 5 else 2)
+    if knobs.height == 0:
+        assert "survives_because" not in instance.prompt
     else:
         assert "survives_because" in instance.prompt
     assert f"The claim {target['claim']} is not justified" in instance.prompt
@@ -170,7 +173,7 @@ defeated_at: cs7; defeater: vo7; kind: rebut;
 
 def _c2() -> tuple[Candidate, object]:
     theory = parse_theory((EXAMPLES / "arggym_c2_defeat_diagnosis.arg").read_text())
-    candidate = Candidate(theory, {"want": "overruled", "level": 5})
+    candidate = Candidate(theory, {"want": "overruled", "level": 5, "survivals": 2})
     task = get_task(TASK)
     result = query(theory, task.gate_program(candidate), ordering=theory.ordering)
     assert result.satisfiable
@@ -187,10 +190,10 @@ def _instance(target: dict, level: int = 5) -> Instance:
 def test_the_paper_instance_gives_the_paper_diagnosis() -> None:
     candidate, target = _c2()
     task = get_task(TASK)
-    # By hand, from the reconstruction: every argument for im1 goes through iq0, which has
-    # three routes. -fl4 > fl4 undermines route 1 (a premise: no survival); ze6 undercuts
-    # so1 and survives the undercut by si5, which ny2 undercuts; vo7 (> ga3) rebuts cs7 and
-    # survives the undercut by pu0, which ru2 undercuts. All three defeaters are grounded.
+    # By hand, from the reconstruction: im1 has three routes. -fl4 > fl4 undermines route 1
+    # (a premise: no survival); ze6 undercuts so1 and survives the undercut by si5, which ny2
+    # undercuts; vo7 (> ga3) rebuts cs7 and survives the undercut by pu0, which ru2
+    # undercuts. All three defeaters are grounded.
     assert target == {
         "claim": "im1",
         "status": "overruled",
@@ -215,6 +218,77 @@ def test_the_paper_instance_gives_the_paper_diagnosis() -> None:
     )
     result = score(_instance(target), f"<answer>\n{C2_REFERENCE}\n</answer>")
     assert (result.native, result.success) == (1.0, True)
+
+
+def test_level_5_admits_the_paper_instance() -> None:
+    # C.2 is a level-5 instance: three routes of three rules to im1 (ta7(xy1(kc2(fl4))),
+    # wu4(so1(fu0(-ik2))), ob6(ga3(ve3(mo9)))), one failure of each kind, towers of height 1
+    # (si5 against ze6, pu0 against vo7), two survival records; the level-5 gates accept it
+    # (`_c2` asks for three records of three kinds and exactly two survival records).
+    knobs = dd.curriculum(5)
+    theory = parse_theory((EXAMPLES / "arggym_c2_defeat_diagnosis.arg").read_text())
+    routes = [argument.name for argument in solve(theory).arguments_for(Literal("im1"))]
+    assert sorted(routes) == ["ob6(ga3(ve3(mo9)))", "ta7(xy1(kc2(fl4)))", "wu4(so1(fu0(-ik2)))"]
+    assert (knobs.routes, knobs.depth, knobs.height) == (3, 3, 1)
+    _c2()
+    ordering = Ordering("last-link", "democratic")
+    shapes = set()
+    for seed in range(6):
+        target = generate(TASK, 5, ordering, seed).target
+        kinds = sorted(f["kind"] for f in target["failures"])
+        survivals = sum(1 for f in target["failures"] if f["survives_because"])
+        shapes.add((target["status"], tuple(kinds), survivals))
+    assert ("overruled", ("rebut", "undercut", "undermine"), 2) in shapes
+
+
+# The link principle (Appendix D.4) ----------------------------------------------------------
+
+J, OUT = "justified", "overruled"
+
+
+@pytest.mark.parametrize("ordering", ORDERINGS, ids=str)
+def test_the_link_conflict_is_decided_by_the_principle_alone(ordering: Ordering) -> None:
+    # x: c => y (m0), y => x (m); -x: axiom e => z (v0), z => -x (v); v0 > m > v > m0.
+    # Last-link compares m with v: x wins under either set comparison. Weakest-link: x's
+    # argument is weaker on premises ({c} against none) and on rules (m0 below v0 and v,
+    # elitist; m0 and m below v0, democratic), -x's is not weaker on premises: -x wins.
+    generator = dd.Generator(random.Random(3), dd.curriculum(1))
+    claim, rival = generator.link_conflict()
+    theory = generator.b.theory()
+    assert rival.head == claim.complement and len(theory.rules) == 4
+    expected = (J, OUT) if ordering.principle == "last-link" else (OUT, J)
+    solution = solve(theory, ordering=ordering)
+    assert (solution.status(claim), solution.status(claim.complement)) == expected
+    statuses = oracle(theory, ordering).statuses([claim, claim.complement])
+    assert (statuses[str(claim)], statuses[str(claim.complement)]) == expected
+    other = Ordering(
+        ordering.principle, "democratic" if ordering.set_comparison == "elitist" else "elitist"
+    )
+    assert set(solve(theory, ordering=other).defeats) == set(solution.defeats)
+
+
+def _gold(instance: Instance, principle: str) -> dict:
+    theory = parse_theory(f"[query: {instance.target['claim']}]\n{instance.theory}")
+    ordering = Ordering(principle, instance.set)
+    task = get_task(TASK)
+    result = query(theory, task.program, ordering=ordering)
+    return task.target(Candidate(theory), result, ordering)
+
+
+@pytest.mark.parametrize("level", [4, 9, 15])
+@pytest.mark.parametrize("ordering", ORDERINGS[::3], ids=str)
+def test_the_failure_point_moves_with_the_principle(level: int, ordering: Ordering) -> None:
+    # Every other attack wins, stalemates or fails under both principles; the pivot's two
+    # attackers take turns: the same status and as many records, one of them different.
+    instance = generate(TASK, level, ordering, seed=level)
+    other = "weakest-link" if ordering.principle == "last-link" else "last-link"
+    own, switched = _gold(instance, ordering.principle), _gold(instance, other)
+    assert own == instance.target
+    assert switched["status"] == own["status"]
+    keys = [
+        {(f["defeated_at"], f["defeater"]) for f in gold["failures"]} for gold in (own, switched)
+    ]
+    assert len(keys[0]) == len(keys[1]) == 3 and len(keys[0] - keys[1]) == 1
 
 
 # The gates ---------------------------------------------------------------------------------
