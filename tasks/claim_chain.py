@@ -27,9 +27,11 @@ from argc.dsl.ir import (
     Theory,
 )
 from argc.dsl.parser import parse_directives
+from argc.tasks import principle
 from argc.tasks.answers import MAX_ANSWER_CHARS, UnreadableAnswer
 from argc.tasks.builder import Builder
 from argc.tasks.framework import Candidate, Instance, Score, Task, knobs, register
+from argc.tasks.principle import LAST_LINK, WEAKEST_LINK, Support
 from argc.tasks.prompts import answer_request, theory_block
 from argc.tasks.symbols import literal_of
 
@@ -40,80 +42,86 @@ from argc.tasks.symbols import literal_of
 class Curriculum:
     """The structural knobs of one level."""
 
+    size: int  # directives the theory reaches with unrelated derivations (the released scale)
     depth: int  # rules on the main line, from its first premise to the target
     junctions: int  # main-line rules with extra antecedents, each supported by its own line
     side_depth: int  # most rules on a side line
     nested: int  # junctions inside side lines (branches of branches)
     shared: int  # junctions whose extra antecedent is an earlier literal of the derivation
     wide: int  # junctions with two extra antecedents instead of one
-    attackers: int  # attacks on the derivation, all of which fail
-    preferred: int  # ... of which a preference makes the attacker too weak
-    countered: int  # ... of which a defender undercuts the attacker (the rest: undermined)
+    principled: int  # attacks that fail under one link principle and succeed under the other
+    preferred: int  # attacks that a preference makes too weak under every ordering
+    countered: int  # attacks that an unattacked defender undercuts
+    undermined: int  # attacks whose own premise is defeated
     second_order: int  # defenders that are attacked in turn, unsuccessfully
     attack_depth: int  # most rules under an attacker's own last rule
     strict_share: float  # share of strict rules
     axiom_share: float  # share of axioms among base premises
     offshoots: int  # rules that use derivation literals for conclusions the target never needs
-    dead: int  # rules for derivation literals whose other antecedents have no argument
-    distractors: int  # unrelated derivations
+    dead: int  # routes to derivation literals from literals that have no argument
+    dead_depth: int  # most rules on a dead route
     contested: int  # unrelated undecided conflicts
     spare: int  # premises nothing uses
 
+    @property
+    def attackers(self) -> int:
+        """Attacks on the derivation, all failing: the designed ones and the contested root."""
+        return self.principled + self.preferred + self.countered + self.undermined + 1
 
-# depth junct side nest share wide | att pref count 2nd adep | off dead dist cont spare
+
+#: Directives per level in ArgGYM's released taskset (levels 1, 4, 7, 9, 10, 15), linear
+#: in between; unrelated derivations fill each theory up to it.
+_SIZE = (35, 47, 59, 71, 88, 105, 123, 163, 203, 218, 250, 282, 314, 345, 377)
+
+# depth junct side nest share wide | princ pref count underm 2nd adep | off dead ddep cont spare
 _TABLE = {
-    1: (1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1),
-    2: (2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 1),
-    3: (2, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 1, 0, 1),
-    4: (2, 1, 1, 0, 0, 0, 1, 0, 1, 0, 0, 1, 1, 1, 0, 1),
-    5: (3, 1, 1, 0, 0, 0, 1, 1, 0, 0, 0, 1, 1, 2, 1, 1),
-    6: (3, 1, 1, 0, 0, 0, 2, 1, 1, 0, 0, 2, 1, 2, 0, 1),
-    7: (3, 2, 1, 0, 1, 0, 2, 1, 0, 0, 1, 2, 1, 2, 1, 2),
-    8: (4, 2, 2, 0, 0, 0, 3, 1, 1, 1, 1, 2, 2, 2, 0, 2),
-    9: (4, 2, 2, 1, 0, 0, 3, 1, 1, 1, 1, 2, 2, 3, 1, 2),
-    10: (4, 3, 2, 1, 1, 0, 3, 1, 1, 1, 1, 3, 2, 3, 1, 2),
-    11: (5, 3, 2, 1, 1, 0, 4, 1, 2, 1, 1, 3, 2, 3, 1, 2),
-    12: (5, 3, 2, 2, 1, 1, 4, 2, 1, 1, 2, 3, 3, 3, 1, 3),
-    13: (6, 3, 3, 2, 1, 1, 5, 2, 2, 2, 2, 4, 3, 4, 2, 3),
-    14: (6, 4, 3, 2, 2, 2, 5, 2, 2, 2, 2, 4, 3, 4, 2, 3),
-    15: (7, 4, 3, 3, 2, 2, 6, 2, 2, 2, 2, 4, 4, 4, 2, 3),
+    1: (3, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1),
+    2: (3, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0, 1, 1, 1, 1, 1),
+    3: (4, 1, 1, 0, 0, 0, 1, 1, 0, 0, 0, 0, 1, 1, 2, 1, 1),
+    4: (4, 1, 1, 0, 0, 0, 1, 0, 1, 1, 0, 1, 2, 2, 2, 1, 2),
+    5: (5, 1, 2, 0, 0, 0, 2, 1, 1, 0, 0, 1, 2, 2, 2, 1, 2),
+    6: (6, 2, 2, 0, 1, 0, 2, 1, 1, 1, 0, 1, 2, 2, 3, 2, 2),
+    7: (7, 2, 2, 1, 0, 0, 2, 1, 1, 1, 1, 1, 3, 2, 3, 2, 2),
+    8: (7, 2, 2, 1, 1, 0, 2, 1, 2, 1, 1, 1, 3, 3, 3, 2, 3),
+    9: (8, 3, 2, 1, 1, 1, 3, 1, 2, 1, 1, 2, 3, 3, 4, 2, 3),
+    10: (8, 3, 3, 1, 1, 1, 3, 1, 2, 2, 1, 2, 4, 3, 4, 3, 3),
+    11: (8, 3, 3, 2, 1, 1, 3, 2, 2, 2, 2, 2, 4, 3, 5, 3, 3),
+    12: (8, 4, 3, 2, 1, 1, 3, 2, 2, 2, 2, 2, 4, 4, 5, 3, 4),
+    13: (10, 4, 3, 2, 2, 2, 4, 2, 3, 2, 2, 2, 5, 4, 6, 3, 4),
+    14: (10, 4, 3, 3, 2, 2, 4, 2, 3, 2, 2, 3, 5, 4, 6, 4, 4),
+    15: (10, 4, 3, 3, 2, 2, 4, 2, 3, 3, 2, 3, 5, 4, 7, 4, 4),
 }
 
 
 def curriculum(level: int) -> Curriculum:
-    (depth, junctions, side, nested, shared, wide, attackers, preferred, countered, second,
-     attack_depth, offshoots, dead, distractors, contested, spare) = _TABLE[level]  # fmt: skip
+    (depth, junctions, side, nested, shared, wide, principled, preferred, countered,
+     undermined, second, attack_depth, offshoots, dead, dead_depth, contested,
+     spare) = _TABLE[level]  # fmt: skip
     return Curriculum(
+        size=_SIZE[level - 1],
         depth=depth,
         junctions=junctions,
         side_depth=side,
         nested=nested,
         shared=shared,
         wide=wide,
-        attackers=attackers,
+        principled=principled,
         preferred=preferred,
         countered=countered,
+        undermined=undermined,
         second_order=second,
         attack_depth=attack_depth,
         strict_share=round(min(0.03 * level, 0.35), 2),
         axiom_share=round(0.1 + 0.01 * level, 2),
         offshoots=offshoots,
         dead=dead,
-        distractors=distractors,
+        dead_depth=dead_depth,
         contested=contested,
         spare=spare,
     )
 
 
 # Generation --------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class _Support:
-    """What strength comparisons see of a derivation literal's sub-argument."""
-
-    rules: frozenset[str] = frozenset()  # defeasible rules
-    premises: frozenset[Literal] = frozenset()  # ordinary premises
 
 
 class _Generator:
@@ -124,27 +132,35 @@ class _Generator:
         self.knobs = knobs
         self.builder = Builder(rng)
         self.literals: list[Literal] = []  # literals the derivation establishes, in order
-        self.support: dict[Literal, _Support] = {}
+        self.support: dict[Literal, Support] = {}
         self.derivation: list[Rule] = []
         self.nested_left = knobs.nested
         self.wide_left = knobs.wide
         self.shared_left = knobs.shared
         self.second_left = knobs.second_order
         self.attacks: list[str] = []
+        self.attacked: set[Literal | str] = set()  # premises and rule names attacked so far
+        # The link principle under which the principled attacks fail (and the target is
+        # justified); under the other one they succeed.
+        self.fails_under = rng.choice([LAST_LINK, WEAKEST_LINK])
 
     # the derivation ----------------------------------------------------------------------
 
-    def base(self) -> Literal:
-        literal = self.builder.base(self.builder.atom(), self.knobs.axiom_share)
-        ordinary = frozenset([literal]) if literal in self.builder.premises else frozenset()
-        self.support[literal] = _Support(premises=ordinary)
+    def base(self, ordinary: bool = False) -> Literal:
+        share = 0.0 if ordinary else self.knobs.axiom_share
+        literal = self.builder.base(self.builder.atom(), share)
+        ordinary_premises = (
+            frozenset([literal]) if literal in self.builder.premises else frozenset()
+        )
+        self.support[literal] = Support(premises=ordinary_premises)
         self.literals.append(literal)
         return literal
 
     def line(self, depth: int, junctions: int, goal: Literal | None = None) -> Literal:
-        """A line of `depth` rules from a fresh premise; `junctions` of them take extra
-        antecedents, each an earlier derivation literal or the end of a side line."""
-        current = self.base()
+        """A line of `depth` rules from a fresh premise (an ordinary one for the main line,
+        which ends in `goal`); `junctions` of them take extra antecedents, each an earlier
+        derivation literal or the end of a side line."""
+        current = self.base(ordinary=goal is not None)
         spots = set(self.rng.sample(range(depth), min(junctions, depth)))
         for index in range(depth):
             body = [current]
@@ -161,12 +177,7 @@ class _Generator:
             strict = self.rng.random() < self.knobs.strict_share
             rule = self.builder.rule(body, head, strict=strict)
             self.derivation.append(rule)
-            parts = [self.support[literal] for literal in body]
-            self.support[head] = _Support(
-                frozenset().union(*(part.rules for part in parts))
-                | (frozenset() if strict else frozenset([rule.name])),
-                frozenset().union(*(part.premises for part in parts)),
-            )
+            self.support[head] = Support.of_rule(rule, (self.support[x] for x in body))
             self.literals.append(head)
             current = head
         return current
@@ -186,6 +197,59 @@ class _Generator:
 
     # attacks that fail --------------------------------------------------------------------
 
+    def ordinary(self) -> list[Literal]:
+        """The derivation's ordinary premises that nothing attacks yet."""
+        return [
+            literal
+            for literal in self.literals
+            if literal in self.builder.premises
+            and literal.complement not in self.builder.premises
+            and literal not in self.attacked
+        ]
+
+    def pick_step(self, steps: list[Rule]) -> Rule:
+        """A step to attack: one not attacked yet if possible, among the lighter half by the
+        size of its argument (fewer preferences to state)."""
+        fresh = [rule for rule in steps if rule.name not in self.attacked] or steps
+        fresh.sort(
+            key=lambda rule: (
+                len(self.support[rule.head].rules) + len(self.support[rule.head].premises)
+            )
+        )
+        chosen = self.rng.choice(fresh[: max(2, (len(fresh) + 1) // 2)])
+        self.attacked.add(chosen.name)
+        return chosen
+
+    def contest_root(self, root: Literal) -> None:
+        """The main line's premise, undermined by its contradictory premise, which a premise
+        preference makes weaker under every ordering."""
+        self.builder.base(root.complement)
+        self.builder.prefer_premises(root, root.complement)
+        self.attacked.add(root)
+        self.attacks.append("undermine/preferred")
+
+    def principled(self) -> None:
+        """An attack that fails under `fails_under` and succeeds under the other principle: a
+        rebut of a defeasible step, or (failing under last-link) a defeasible undermine."""
+        steps = [
+            rule
+            for rule in self.derivation
+            if principle.rebuttable(rule, self.support[rule.head], self.fails_under)
+        ]
+        premises = self.ordinary() if self.fails_under == LAST_LINK else []
+        kinds = (["rebut"] if steps else []) + (["undermine"] if premises else [])
+        if not kinds:
+            return  # nothing to attack: the gate rejects the candidate (too few attackers)
+        kind = self.rng.choice(kinds)
+        self.attacks.append(f"{kind}/{self.fails_under}")
+        if kind == "undermine":
+            victim = self.rng.choice(premises)
+            self.attacked.add(victim)
+            principle.undermine(self.builder, victim)
+            return
+        step = self.pick_step(steps)
+        principle.rebut(self.builder, step, self.support[step.head], self.fails_under)
+
     def attacker_line(self, depth: int) -> tuple[Literal, Literal]:
         """A short line for an attacker: (its conclusion, its ordinary base premise)."""
         start = self.builder.base(self.builder.atom())
@@ -201,11 +265,7 @@ class _Generator:
         it) or `undermined` (its own premise is defeated)."""
         builder, rng = self.builder, self.rng
         defeasible = [rule for rule in self.derivation if not rule.strict]
-        ordinary = [
-            literal
-            for literal in self.literals
-            if literal in builder.premises and literal.complement not in builder.premises
-        ]
+        ordinary = self.ordinary()
         feasible = (["rebut", "undercut"] if defeasible else []) + (
             ["undermine"] if ordinary else []
         )
@@ -219,26 +279,26 @@ class _Generator:
         self.attacks.append(f"{kind}/{mechanism}")
         if kind == "undermine":
             victim = rng.choice(ordinary)
+            self.attacked.add(victim)
             if mechanism == "preferred" and rng.random() < 0.5:
                 builder.base(victim.complement)  # a weaker contradictory premise
                 builder.prefer_premises(victim, victim.complement)
                 return
             claim = victim.complement
-            stronger_rules, stronger_premises = frozenset(), frozenset([victim])
+            stronger = Support(premises=frozenset([victim]))
         else:
-            rule = rng.choice(defeasible)
+            rule = self.pick_step(defeasible)
             claim = rule.head.complement if kind == "rebut" else Literal(rule.name, True)
-            stronger_rules = self.support[rule.head].rules
-            stronger_premises = self.support[rule.head].premises
+            stronger = self.support[rule.head]
         depth = 0 if mechanism == "preferred" else rng.randint(0, self.knobs.attack_depth)
         conclusion, start = self.attacker_line(depth)
         attacker = builder.rule([conclusion], claim)
         if mechanism == "preferred":
             # Weaker than the attacked sub-argument under last- and weakest-link, elitist and
             # democratic: its one rule and its one premise are below all of the victim's.
-            for name in sorted(stronger_rules):
+            for name in sorted(stronger.rules):
                 builder.directives.append(RulePreference(name, attacker.name))
-            for premise in sorted(stronger_premises, key=str):
+            for premise in sorted(stronger.premises, key=str):
                 builder.prefer_premises(premise, start)
         elif mechanism == "countered":
             self.counter(attacker)
@@ -261,7 +321,7 @@ class _Generator:
 
     def undermine(self, premise: Literal) -> None:
         """Defeat an ordinary premise: an axiom for its contradictory, or a stronger one."""
-        if self.rng.random() < 0.5 or self.knobs.preferred == 0:
+        if self.rng.random() < 0.5:
             self.builder.axioms.append(premise.complement)
             self.builder.directives.append(Axiom(premise.complement))
         else:
@@ -278,45 +338,59 @@ class _Generator:
         if self.rng.random() < 0.4:
             self.builder.rule([head], self.builder.atom())
 
-    def dead_end(self) -> None:
-        """A rule for a derivation conclusion whose other antecedent has no argument (perhaps
-        the conclusion of another rule that cannot fire)."""
-        heads = [rule.head for rule in self.derivation]
-        head = self.rng.choice(heads)
-        missing = self.builder.atom()
-        if self.rng.random() < 0.5:
-            self.builder.rule([self.builder.atom()], missing)
-        body = [missing]
+    def dead_route(self) -> None:
+        """A route of up to `dead_depth` rules to a derivation conclusion (perhaps the target)
+        from a literal that has no argument, its last rule perhaps also using a derivation
+        literal: an alternative derivation that never fires."""
+        head = self.rng.choice([rule.head for rule in self.derivation])
+        current = self.builder.atom()  # nothing establishes it
+        for _ in range(self.rng.randint(0, self.knobs.dead_depth - 1)):
+            current = self.builder.rule([current], self.builder.atom()).head
+        body = [current]
         others = [literal for literal in self.literals if literal != head]
         if others and self.rng.random() < 0.7:
             body.append(self.rng.choice(others))
         self.rng.shuffle(body)
         self.builder.rule(body, head, strict=self.rng.random() < self.knobs.strict_share)
 
+    def fill(self) -> int:
+        """Unrelated derivations of one to three rules until the theory reaches the level's
+        size; returns how many."""
+        knobs, builder, rng = self.knobs, self.builder, self.rng
+        count = 0
+        while len(builder.directives) < knobs.size:
+            builder.derivation(
+                rng.randint(1, 3), int(rng.random() < 0.3), knobs.strict_share, knobs.axiom_share
+            )
+            count += 1
+        return count
+
     def build(self) -> tuple[Theory, dict[str, Any]]:
         knobs, builder, rng = self.knobs, self.builder, self.rng
         target = self.line(knobs.depth, knobs.junctions, goal=builder.atom())
         derivation_rules = len(self.derivation)
+        self.contest_root(self.literals[0])
         mechanisms = (
-            ["preferred"] * knobs.preferred
+            ["principled"] * knobs.principled
+            + ["preferred"] * knobs.preferred
             + ["countered"] * knobs.countered
-            + ["undermined"] * (knobs.attackers - knobs.preferred - knobs.countered)
+            + ["undermined"] * knobs.undermined
         )
         rng.shuffle(mechanisms)
         for mechanism in mechanisms:
-            self.attack(mechanism)
+            if mechanism == "principled":
+                self.principled()
+            else:
+                self.attack(mechanism)
         for _ in range(knobs.offshoots):
             self.offshoot()
         for _ in range(knobs.dead):
-            self.dead_end()
-        for _ in range(knobs.distractors):
-            builder.derivation(
-                rng.randint(1, 2), rng.randint(0, 1), knobs.strict_share, knobs.axiom_share
-            )
+            self.dead_route()
         for _ in range(knobs.contested):
             builder.contest()
         for _ in range(knobs.spare):
             builder.base(builder.atom(), knobs.axiom_share)
+        distractors = self.fill()
         directives = list(builder.directives)
         rng.shuffle(directives)  # the printed order within each kind says nothing
         theory = Theory.from_directives(directives)
@@ -325,6 +399,8 @@ class _Generator:
             "derivation_rules": derivation_rules,
             "attackers": knobs.attackers,
             "attacks": self.attacks,
+            "fails_under": self.fails_under,
+            "distractors": distractors,
             "unused_rules": len(theory.rules) - derivation_rules,
         }
         return theory, params
