@@ -33,6 +33,7 @@ from argc.tasks.builder import Builder
 from argc.tasks.framework import Candidate, Instance, Score, Task, knobs, register
 from argc.tasks.principle import LAST_LINK, WEAKEST_LINK, Support
 from argc.tasks.prompts import answer_request, theory_block
+from argc.tasks.scale import fill
 from argc.tasks.symbols import literal_of
 
 # Curriculum ----------------------------------------------------------------------------------
@@ -353,18 +354,6 @@ class _Generator:
         self.rng.shuffle(body)
         self.builder.rule(body, head, strict=self.rng.random() < self.knobs.strict_share)
 
-    def fill(self) -> int:
-        """Unrelated derivations of one to three rules until the theory reaches the level's
-        size; returns how many."""
-        knobs, builder, rng = self.knobs, self.builder, self.rng
-        count = 0
-        while len(builder.directives) < knobs.size:
-            builder.derivation(
-                rng.randint(1, 3), int(rng.random() < 0.3), knobs.strict_share, knobs.axiom_share
-            )
-            count += 1
-        return count
-
     def build(self) -> tuple[Theory, dict[str, Any]]:
         knobs, builder, rng = self.knobs, self.builder, self.rng
         target = self.line(knobs.depth, knobs.junctions, goal=builder.atom())
@@ -390,7 +379,7 @@ class _Generator:
             builder.contest()
         for _ in range(knobs.spare):
             builder.base(builder.atom(), knobs.axiom_share)
-        distractors = self.fill()
+        distractors = fill(builder, knobs.size, knobs.strict_share, knobs.axiom_share)
         directives = list(builder.directives)
         rng.shuffle(directives)  # the printed order within each kind says nothing
         theory = Theory.from_directives(directives)

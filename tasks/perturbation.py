@@ -18,6 +18,7 @@ from argc.compiler import LimitExceeded, QueryResult, query
 from argc.compiler.facts import literal_term
 from argc.dsl.errors import ArgcError
 from argc.dsl.ir import (
+    PRINCIPLES,
     Axiom,
     Directive,
     Literal,
@@ -29,6 +30,7 @@ from argc.dsl.ir import (
     Theory,
 )
 from argc.dsl.parser import parse_intervention
+from argc.tasks import principle
 from argc.tasks.answers import score_map
 from argc.tasks.builder import Builder, Shape, build
 from argc.tasks.framework import (
@@ -40,7 +42,9 @@ from argc.tasks.framework import (
     knobs,
     register,
 )
+from argc.tasks.principle import LAST_LINK, Support
 from argc.tasks.prompts import answer_request, claim_list, theory_block
+from argc.tasks.scale import fill
 from argc.tasks.symbols import literal_of
 
 #: Kinds of update move, in the order the curriculum introduces them.
@@ -56,6 +60,8 @@ FOCUS = (
 @dataclass(frozen=True)
 class Curriculum:
     shape: Shape
+    size: int  # directives the theory reaches with unrelated derivations (the released scale)
+    principled: int  # goal derivations held by an attack that the link principle decides
     kinds: tuple[str, ...]  # the moves an update may make
     moves: int  # moves per update
     decided_share: float  # chance that an attack comes with a preference deciding it
@@ -64,25 +70,32 @@ class Curriculum:
     focus: str  # the kind the first move takes half of the time
 
 
+#: Directives of the original theory per level in ArgGYM's released taskset (levels 1, 5, 7,
+#: 10, 13 and 15), linear in between; unrelated derivations fill each theory up to it.
+_SIZE = (23, 28, 33, 38, 43, 54, 65, 75, 84, 94, 100, 106, 112, 125, 137)
+
+
 def curriculum(level: int) -> Curriculum:
     """Deeper, branching theories with more conflicts, and updates with more and more varied
     moves (attack, preference, reinstatement, new support, retraction) as the level rises."""
     kinds = KINDS[: 1 + (level >= 2) + (level >= 3) + (level >= 4) + (level >= 7)]
     return Curriculum(
         shape=Shape(
-            goals=1 + (level >= 8) + (level >= 13),
-            depth=1 + (level + 1) // 3,
-            branching=level // 6,
-            attackers=(level >= 2) + level // 4,
-            defenders=level // 5,
-            contested=1 + level // 6,
+            goals=1 + level // 6,
+            depth=2 + level // 3,
+            branching=level // 5,
+            attackers=(level + 1) // 3,
+            defenders=level // 4,
+            contested=1 + level // 5,
             preferences=level // 3,
             strict_share=min(0.04 * level, 0.3),
             axiom_share=0.1,
-            distractors=level // 3,
+            distractors=0,
         ),
+        size=_SIZE[level - 1],
+        principled=1 + level // 7,
         kinds=kinds,
-        moves=1 + (level >= 7) + (level >= 12),
+        moves=1 + level // 3,
         decided_share=0.0 if level < 5 else 0.5,
         dormant=int(level >= 4) + (level >= 11),
         min_changes=1 if level < 5 else 2,
@@ -112,15 +125,51 @@ def apply_update(theory: Theory, update: Update) -> Theory:
     return Theory.from_directives([*kept, *added])
 
 
+@dataclass(frozen=True)
+class Held:
+    """A goal derivation's step (a rule, or an ordinary premise) and the attack on it that
+    fails under `fails_under` and succeeds under the other link principle."""
+
+    victim: Rule | Literal
+    attacker: Rule
+    support: Support  # of the attacked step
+    fails_under: str
+
+
+def held_derivation(builder: Builder, depth: int) -> tuple[list[Rule], Held]:
+    """A goal derivation of defeasible rules from ordinary premises (one junction), one of
+    whose early steps (the first two, or the first half) or its first premise is attacked so
+    that the link principle decides the attack (the principle under which it fails is drawn
+    at random)."""
+    rules = builder.derivation(depth, 1)
+    fails_under = builder.rng.choice(PRINCIPLES)
+    found = principle.supports(builder)
+    early = rules[: max(2, (len(rules) + 1) // 2)]
+    steps = [r for r in early if principle.rebuttable(r, found[r.head], fails_under)]
+    root = rules[0].body[0]
+    builder.salient += [rules[-1].head]
+    if not steps or (fails_under == LAST_LINK and builder.rng.random() < 0.3):
+        attacker = principle.undermine(builder, root)
+        builder.salient += [root, root.complement]
+        return rules, Held(root, attacker, found[root], LAST_LINK)
+    step = builder.rng.choice(steps)
+    attacker = principle.rebut(builder, step, found[step.head], fails_under)
+    builder.salient += [step.head, step.head.complement]
+    return rules, Held(step, attacker, found[step.head], fails_under)
+
+
 class Mover:
     """Builds update moves against a base theory; each move returns its directives (or None
     when the theory offers no place for it) and the claims it puts at stake."""
 
-    def __init__(self, builder: Builder, steps: list[Rule], plan: Curriculum) -> None:
+    def __init__(
+        self, builder: Builder, steps: list[Rule], plan: Curriculum, held: list[Held]
+    ) -> None:
         self.builder = builder
         self.rng = builder.rng
         self.steps = steps
         self.plan = plan
+        self.held = held
         self.theory = builder.theory()
         self.update: Update = []
         self.touched: list[Literal] = []
@@ -204,11 +253,12 @@ class Mover:
 
     def prefer(self) -> list[Directive] | None:
         """A preference that decides a conflict no preference decides yet: two defeasible
-        rules with opposite conclusions, or a premise and its negation."""
+        rules with opposite conclusions, a premise and its negation, or (as `link_order`) an
+        attack that only one link principle decided so far."""
         decided = self.preferred_pairs()
         rules = self.theory.defeasible_rules
-        options: list[tuple[str, str, bool]] = [
-            (first.name, second.name, True)
+        options: list[tuple[str, str, str]] = [
+            (first.name, second.name, "rule")
             for first in rules
             for second in rules
             if first.name < second.name
@@ -217,18 +267,23 @@ class Mover:
         ]
         premises = self.theory.premises
         options += [
-            (str(literal), str(literal.complement), False)
+            (str(literal), str(literal.complement), "premise")
             for literal in premises
             if not literal.negated
             and literal.complement in premises
             and frozenset((str(literal), str(literal.complement))) not in decided
         ]
+        options += [(str(index), "", "link") for index in range(len(self.link_orders()))]
         if not options:
             return None
-        first, second, is_rule = self.rng.choice(options)
+        first, second, kind = self.rng.choice(options)
+        if kind == "link":
+            added, touched = self.link_orders()[int(first)]
+            self.touched += touched
+            return added
         if self.rng.random() < 0.5:
             first, second = second, first
-        if is_rule:
+        if kind == "rule":
             stronger, weaker = self.theory.rule(first), self.theory.rule(second)
             self.touched += [stronger.head, weaker.head]
             added: list[Directive] = [RulePreference(first, second)]
@@ -245,6 +300,27 @@ class Mover:
             return added
         self.touched += [Literal.parse(first), Literal.parse(second)]
         return [PremisePreference(Literal.parse(first), Literal.parse(second))]
+
+    def link_orders(self) -> list[tuple[list[Directive], list[Literal]]]:
+        """For each held derivation, the preferences under which its attack also fails under
+        the principle that let it succeed, and the claims at stake. An attack that fails under
+        last-link on an ordinary premise gets the attacked premises above its own: weakest-link
+        then finds it weaker on premises, and on rules democratic always, elitist only when the
+        attacked argument has no other defeasible rule. An attack that fails under
+        weakest-link gets the attacked rule above its own: last-link then decides it too."""
+        orders: list[tuple[list[Directive], list[Literal]]] = []
+        for held in self.held:
+            victim = held.victim
+            claim = victim.head if isinstance(victim, Rule) else victim
+            touched = [claim, claim.complement]
+            ground = held.attacker.body[0]
+            if held.fails_under == LAST_LINK and ground in self.theory.premises:
+                premises = sorted(held.support.premises, key=str)
+                added: list[Directive] = [PremisePreference(p, ground) for p in premises]
+                orders.append((added, touched))
+            elif held.fails_under != LAST_LINK and isinstance(victim, Rule):
+                orders.append(([RulePreference(victim.name, held.attacker.name)], touched))
+        return orders
 
     def reinstate(self) -> list[Directive] | None:
         """An undercut of a rule that attacks a goal derivation: its victim may come back."""
@@ -358,9 +434,15 @@ class Perturbation(Task):
         plan = curriculum(level)
         builder, derivations = build(rng, plan.shape)
         steps = [rule for derivation in derivations for rule in derivation]
+        held: list[Held] = []
+        for _ in range(plan.principled):
+            rules, one = held_derivation(builder, plan.shape.depth)
+            steps += rules
+            held.append(one)
         for _ in range(plan.dormant):
             dormant_rule(builder, steps)
-        mover = Mover(builder, steps, plan)
+        fill(builder, plan.size, plan.shape.strict_share, plan.shape.axiom_share)
+        mover = Mover(builder, steps, plan, held)
         kinds: list[str] = []
         for index in range(plan.moves):
             # The first move takes the level's focus kind half of the time; other moves are
@@ -383,6 +465,7 @@ class Perturbation(Task):
             {
                 "update": update_text(mover.update),
                 "moves": kinds,
+                "held": [[str(h.attacker.head), h.fails_under] for h in held],
                 "salient": [str(claim) for claim in salient],
                 "level": level,
             },

@@ -4,15 +4,28 @@ documented; scoring is pair F1 over the changed claims; generation is determinis
 
 from __future__ import annotations
 
+import random
+
 import pytest
 from oracle import oracle
 from task_checks import check_contract
 
 import argc.tasks.perturbation as pt
 from argc.compiler import solve
-from argc.dsl.ir import ORDERINGS, Literal, Ordering, Premise, PremisePreference, Rule
+from argc.dsl.ir import (
+    ORDERINGS,
+    PRINCIPLES,
+    SET_COMPARISONS,
+    Literal,
+    Ordering,
+    Premise,
+    PremisePreference,
+    Rule,
+    RulePreference,
+)
 from argc.dsl.parser import parse_theory
-from argc.tasks import generate, score
+from argc.tasks import generate, principle, score
+from argc.tasks.builder import Builder
 from argc.tasks.framework import CELLS
 
 
@@ -51,11 +64,37 @@ def test_every_cell_generates_and_scores(level: int, ordering: Ordering) -> None
     assert any(claim not in instance.target for claim in instance.meta["params"]["salient"])
     assert before.consistent and after.consistent
     assert set(instance.meta["params"]["moves"]) <= set(plan.kinds)
+    assert len(instance.meta["params"]["held"]) == plan.principled
+    assert len(instance.theory.splitlines()) >= plan.size
+
+
+@pytest.mark.parametrize("level", [3, 9, 15])
+@pytest.mark.parametrize("ordering", ORDERINGS, ids=str)
+def test_the_link_principle_decides_each_held_derivation(level: int, ordering: Ordering) -> None:
+    # In the original theory each held step is attacked only by its principled attacker:
+    # justified (its negation overruled) under the principle the attack fails under, and
+    # under the other the two defeat each other (both undecided). The set comparison changes
+    # no defeat.
+    instance = generate("perturbation", level, ordering, seed=400 + level)
+    theory = instance.parsed_theory
+    solutions = {o: solve(theory, ordering=o) for o in ORDERINGS}
+    for attack, fails_under in instance.meta["params"]["held"]:
+        claim = Literal.parse(attack).complement
+        for o, solution in solutions.items():
+            expected = (
+                ("justified", "overruled") if o.principle == fails_under else ("undecided",) * 2
+            )
+            assert (solution.status(claim), solution.status(claim.complement)) == expected
+    for name in PRINCIPLES:
+        elitist, democratic = (
+            set(solutions[Ordering(name, comparison)].defeats) for comparison in SET_COMPARISONS
+        )
+        assert elitist == democratic
 
 
 @pytest.mark.parametrize("ordering", ORDERINGS, ids=str)
 def test_gold_changes_agree_with_pyarg(ordering: Ordering) -> None:
-    for level in (1, 3, 5, 8, 11, 15):
+    for level in (2, 7, 12):
         instance = generate("perturbation", level, ordering, seed=200 + level)
         theory = instance.parsed_theory
         updated = pt.apply_update(theory, pt.read_update(instance.meta["params"]["update"]))
@@ -124,3 +163,47 @@ def test_scoring_is_pair_f1_over_changed_claims() -> None:
     result = score(instance, "<answer>everything changes</answer>")
     assert (result.native, result.success) == (0.0, False)
     assert result.reason.startswith("unreadable answer")
+
+
+def _held(fails_under: str, seed: int) -> pt.Mover:
+    """p =>r1 x =>r2 h with a principled attack on r2 (its ground an ordinary premise)."""
+    builder = Builder(random.Random(seed))
+    premise = builder.base(Literal("p"))
+    first = builder.rule([premise], Literal("x"))
+    step = builder.rule([first.head], Literal("h"))
+    support = principle.supports(builder)[step.head]
+    attacker = principle.rebut(builder, step, support, fails_under)
+    assert attacker.body[0] in builder.premises or fails_under == "weakest-link"
+    held = pt.Held(step, attacker, support, fails_under)
+    return pt.Mover(builder, [first, step], pt.curriculum(2), [held])
+
+
+@pytest.mark.parametrize("fails_under", PRINCIPLES)
+def test_link_orders_decide_the_held_attack_under_the_other_principle(fails_under: str) -> None:
+    # Hand-derived: an attack failing under weakest-link gets r2 above its last rule, so
+    # last-link now finds it weaker too (h justified, was undecided), weakest-link unchanged.
+    # An attack failing under last-link (g =>a -h, r2 > a) gets p above g: weakest-link
+    # democratic now finds it weaker on premises and rules (a < r2) and justifies h; elitist
+    # needs a below both r1 and r2, so h stays undecided; last-link unchanged.
+    mover = _held(fails_under, seed=0)
+    (added, touched) = mover.link_orders()[0]
+    attacker = mover.held[0].attacker
+    if fails_under == "weakest-link":
+        assert added == [RulePreference(mover.steps[1].name, attacker.name)]
+    else:
+        assert added == [PremisePreference(Literal("p"), attacker.body[0])]
+    assert touched == [Literal("h"), Literal("h", True)]
+    updated = mover.theory.apply(added)
+    now_decided = {
+        "weakest-link": {"last-link elitist", "last-link democratic"},
+        "last-link": {"weakest-link democratic"},
+    }[fails_under]
+    for ordering in ORDERINGS:
+        before = solve(mover.theory, ordering=ordering).status(Literal("h"))
+        after = solve(updated, ordering=ordering).status(Literal("h"))
+        if ordering.principle == fails_under:
+            assert before == after == "justified"
+        elif str(ordering) in now_decided:
+            assert (before, after) == ("undecided", "justified")
+        else:
+            assert before == after == "undecided"
