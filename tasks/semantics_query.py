@@ -12,6 +12,7 @@ extensions: `target` solves the theory under eager, stable and preferred semanti
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,47 +50,58 @@ class Curriculum:
     shape: Shape
     semantics: tuple[str, ...]  # the semantics a question may name
     claims: int  # queried claims
-    semantics_per_claim: int  # questions per queried claim
+    questions: int  # claim–semantics questions (each claim and each semantics at least once)
     no_stable: bool | None  # True: no stable extension; False: one exists; None: not asked
     floating: int  # contests whose two sides both lead to one claim
-    broken_cycles: int  # odd undercut cycles that one side of a contest breaks
-    open_cycles: int  # odd undercut cycles nothing breaks (no stable extension)
-    cycle_length: int  # rules in the longest odd cycle (3 or 5)
+    shielded_rings: int  # odd undercut rings hung from one side of a contested pair
+    open_rings: int  # odd undercut rings on an unattacked premise (no stable extension)
+    ring_length: int  # rules in the longest ring (3 or 5)
     hooks: int  # attacks from contested claims into the base derivations
     resolving: tuple[str, ...]  # gate: one of these settles a claim grounded leaves undecided
 
 
+#: The semantics asked from each level on, as in ArgGYM's released generator: credulous
+#: preferred beside grounded from level 1, eager from 4, stable from 6, sceptical preferred
+#: from 9.
+SCHEDULE = {
+    1: (GROUNDED, CREDULOUS),
+    4: (GROUNDED, EAGER, CREDULOUS),
+    6: (GROUNDED, EAGER, STABLE, CREDULOUS),
+    9: SEMANTICS,
+}
+
+
 def curriculum(level: int) -> Curriculum:
-    """Richer base theories, more claims and semantics, and more semantic gadgets as the level
-    rises; stable semantics from level 2, eager from level 4; every third level from 2 has no
-    stable extension."""
-    pool = SEMANTICS if level >= 4 else tuple(s for s in SEMANTICS if s != EAGER)
-    if level == 1:
-        pool = (GROUNDED, CREDULOUS, SCEPTICAL)
-    no_stable = None if level == 1 else level % 3 == 2
+    """Small theories at every level, as ArgGYM's (about 20 directives to level 3, then about
+    30 to 35): a small base theory and the gadgets that separate the semantics; as the level
+    rises, more semantics, claims and questions, then more structure in the same size (longer
+    derivations, defenders, hooks, longer rings). Of the levels that ask about stable
+    semantics, every third (8, 11, 14) has no stable extension."""
+    pool = SCHEDULE[max(start for start in SCHEDULE if start <= level)]
+    no_stable = None if STABLE not in pool else level % 3 == 2
     return Curriculum(
         shape=Shape(
-            goals=1 + (level >= 9),
-            depth=1 + level // 4,
-            branching=level // 7,
-            attackers=1 + level // 5,
-            defenders=level // 6,
-            contested=1 + level // 6,
-            preferences=level // 3,
-            strict_share=min(0.04 * level, 0.3),
+            goals=1,
+            depth=1 + (level >= 7),
+            branching=int(level >= 10),
+            attackers=1 + (level >= 5),
+            defenders=int(level >= 8),
+            contested=int(level < 9),
+            preferences=1 + (level >= 6),
+            strict_share=min(0.03 * level, 0.3),
             axiom_share=0.1,
-            distractors=level // 3,
+            distractors=1 + (4 <= level < 9),
         ),
         semantics=pool,
-        claims=3 + level // 3,
-        semantics_per_claim=min(len(pool), 2 + level // 4),
+        claims=4 + (level >= 4),
+        questions=min(5 + 2 * level, 12),
         no_stable=no_stable,
-        floating=(level >= 2) + (level >= 10),
-        broken_cycles=int(level >= 4 and (not no_stable or level >= 11)),
-        open_cycles=int(bool(no_stable)),
-        cycle_length=5 if level >= 10 else 3,
-        hooks=level // 4,
-        resolving=(CREDULOUS, SCEPTICAL) if level == 1 else (EAGER, STABLE, SCEPTICAL),
+        floating=1,
+        shielded_rings=int(level >= 4),
+        open_rings=int(bool(no_stable)),
+        ring_length=5 if level >= 12 else 3,
+        hooks=level // 5,
+        resolving=(EAGER, STABLE, SCEPTICAL) if level >= 4 else (CREDULOUS,),
     )
 
 
@@ -124,27 +136,41 @@ def floating(builder: Builder, rng: random.Random) -> Literal:
     return common
 
 
-def odd_cycle(builder: Builder, rng: random.Random, length: int) -> list[Rule]:
-    """`length` (odd) defeasible rules r_i: p_i => c_i with undercutters c_i => -r_{i+1}:
-    the undercutters defeat each other round an odd cycle. Returns the cycle rules r_i."""
-    cycle = [builder.rule([builder.base(builder.atom())], builder.atom()) for _ in range(length)]
-    for index, rule in enumerate(cycle):
-        victim = cycle[(index + 1) % length]
-        builder.rule([rule.head], Literal(victim.name, True))
-    builder.salient += [rule.head for rule in cycle]
-    if rng.random() < 0.5:  # a cycle claim supports a further claim
-        onward = builder.atom()
-        builder.rule([rng.choice(cycle).head], onward)
-        builder.salient.append(onward)
-    return cycle
+def ring(builder: Builder, host: Literal, length: int) -> list[Rule]:
+    """`length` (odd) defeasible rules d_i: host => -d_{i+1}, round the ring: each undercuts the
+    next, so while host stands the ring is an odd cycle of defeats, which no stable extension
+    can settle and no preferred extension enters."""
+    names = [builder.name() for _ in range(length)]
+    made = [
+        Rule(name, (host,), Literal(names[(index + 1) % length], True))
+        for index, name in enumerate(names)
+    ]
+    builder.rules += made
+    builder.directives += made
+    return made
 
 
-def break_cycle(builder: Builder, cycle: list[Rule]) -> None:
-    """One side of a fresh contest undercuts a cycle rule: the extensions taking that side
-    are stable, the others are not, and eager semantics follows the stable side."""
-    claim, _, _ = contest(builder)
-    side = builder.rng.choice([claim, claim.complement])
-    builder.rule([side], Literal(builder.rng.choice(cycle).name, True))
+def open_ring(builder: Builder, length: int) -> None:
+    """A ring on an unattacked premise: the theory has no stable extension."""
+    ring(builder, builder.base(builder.atom(False)), length)
+
+
+def shielded_ring(builder: Builder, rng: random.Random, length: int) -> Literal:
+    """Premises p and -p against each other, and a ring hung from a literal one side derives
+    (as in ArgGYM's released generator): the extensions taking the other side defeat the
+    ring's host and are stable (semi-stable, when another ring leaves none stable), the ones
+    taking this side are preferred but not stable. So stable and eager semantics justify the
+    other side and overrule this one, which grounded and sceptical preferred leave undecided.
+    One of the two is put at stake and returned."""
+    claim = builder.atom(False)
+    for literal in (claim, claim.complement):
+        builder.base(literal)
+    side = rng.choice([claim, claim.complement])
+    host = builder.rule([side], builder.atom(False)).head
+    ring(builder, host, length)
+    exposed = rng.choice([claim, claim.complement])
+    builder.salient.append(exposed)
+    return exposed
 
 
 def hook(builder: Builder, contested: list[Literal], steps: list[Rule]) -> None:
@@ -209,15 +235,74 @@ def _canonical(key: tuple[Literal, str]) -> tuple[Literal, str]:
     return claim, SPELLINGS.get(semantics, semantics)
 
 
-def _one_stable_question(
-    rng: random.Random, asks: list[list[str]], queried: list[Literal]
+def _questions(
+    rng: random.Random, queried: list[Literal], plan: Curriculum, first: tuple[Literal, str]
 ) -> list[list[str]]:
-    """Without a stable extension every stable question has the same answer: keep one."""
-    stable = [ask for ask in asks if ask[1] == STABLE]
-    kept = [ask for ask in asks if ask[1] != STABLE]
-    kept.append(rng.choice(stable) if stable else [str(rng.choice(queried)), STABLE])
+    """The level's number of claim–semantics questions (at most every pair, and one stable
+    question where there is no stable extension): `first`, each claim and each semantics at
+    least once, the rest at random; listed claim by claim, semantics in the order of
+    SEMANTICS."""
+    pairs = [(claim, semantics) for claim in queried for semantics in plan.semantics]
+    rng.shuffle(pairs)
+    if plan.no_stable:  # every stable question would have the same answer: ask one
+        stable = [pair for pair in pairs if pair[1] == STABLE]
+        pairs = [pair for pair in pairs if pair[1] != STABLE or pair == stable[0]]
+    chosen = [first] + [
+        next(pair for pair in pairs if pair[0] == claim) for claim in queried if claim != first[0]
+    ]
+    for semantics in plan.semantics:
+        if all(pair[1] != semantics for pair in chosen):
+            chosen.append(next(pair for pair in pairs if pair[1] == semantics))
+    chosen += [pair for pair in pairs if pair not in chosen][: max(0, plan.questions - len(chosen))]
+    return _listed(chosen, queried)
+
+
+def _listed(pairs: Iterable[Sequence[Any]], queried: list[Literal]) -> list[list[str]]:
+    """Questions claim by claim (in the order queried), semantics in the order of SEMANTICS."""
     position = {str(claim): index for index, claim in enumerate(queried)}
-    return sorted(kept, key=lambda ask: (position[ask[0]], SEMANTICS.index(ask[1])))
+    return sorted(
+        ([str(claim), semantics] for claim, semantics in pairs),
+        key=lambda ask: (position[ask[0]], SEMANTICS.index(ask[1])),
+    )
+
+
+def _theory(rng: random.Random, plan: Curriculum) -> tuple[Builder, dict[Literal, tuple[str, ...]]]:
+    """A base theory of the level's shape with the level's semantic gadgets; returns the
+    builder and, for each gadget's claim, the semantics that settle it where grounded
+    semantics leaves it undecided."""
+    builder, derivations = build(rng, plan.shape)
+    steps = [rule for derivation in derivations for rule in derivation]
+    contested = list(builder.salient)
+    settling: dict[Literal, tuple[str, ...]] = {}
+    for _ in range(plan.floating):
+        settling[floating(builder, rng)] = (CREDULOUS, STABLE, SCEPTICAL)
+    for _ in range(plan.open_rings):
+        open_ring(builder, plan.ring_length)
+    for _ in range(plan.shielded_rings):
+        exposed = shielded_ring(builder, rng, rng.choice((3, plan.ring_length)))
+        settling[exposed] = (CREDULOUS, EAGER, STABLE)
+    for _ in range(plan.hooks):
+        extra = [rule.head for rule in builder.rules if not rule.strict]
+        hook(builder, sorted(set(contested + extra[-6:]), key=str), steps)
+    return builder, settling
+
+
+def _claims(rng: random.Random, builder: Builder, wanted: int, first: Literal) -> list[Literal]:
+    """`first`, then about two thirds of the queried claims from those the conflicts and
+    gadgets put at stake, the rest from the other premises and conclusions (not a rule's
+    undercut)."""
+    theory = builder.theory()
+    salient = sorted(set(builder.salient), key=str)
+    names = {rule.name for rule in theory.rules}
+    stated = {*theory.premises, *theory.axioms, *(rule.head for rule in theory.rules)}
+    others = sorted(
+        (literal for literal in stated - set(salient) if literal.atom not in names), key=str
+    )
+    salient.remove(first)
+    queried = [first, *rng.sample(salient, min(wanted - max(2, wanted // 3), len(salient)))]
+    queried += rng.sample(others, min(wanted - len(queried), len(others)))
+    rng.shuffle(queried)
+    return queried
 
 
 @register
@@ -229,36 +314,21 @@ class SemanticsQuery(Task):
 
     def candidate(self, rng: random.Random, level: int) -> Candidate:
         plan = curriculum(level)
-        builder, derivations = build(rng, plan.shape)
-        steps = [rule for derivation in derivations for rule in derivation]
-        contested = [claim for claim in builder.salient]
-        for _ in range(plan.floating):
-            floating(builder, rng)
-        for index in range(plan.open_cycles):
-            length = plan.cycle_length if index == 0 else 3
-            odd_cycle(builder, rng, length)
-        for _ in range(plan.broken_cycles):
-            break_cycle(builder, odd_cycle(builder, rng, rng.choice((3, plan.cycle_length))))
-        for _ in range(plan.hooks):
-            extra = [rule.head for rule in builder.rules if not rule.strict]
-            hook(builder, sorted(set(contested + extra[-6:]), key=str), steps)
-        theory = builder.theory()
-        salient = sorted(set(builder.salient), key=str)
-        others = sorted(
-            {*theory.premises, *theory.axioms, *(rule.head for rule in theory.rules)}
-            - set(salient),
-            key=str,
+        builder, settling = _theory(rng, plan)
+        # One gadget claim is asked under a semantics that should settle it (the gates check
+        # that some question does).
+        first = rng.choice(
+            [
+                (claim, semantics)
+                for claim, settled_by in settling.items()
+                for semantics in settled_by
+                if semantics in plan.resolving
+                and semantics in plan.semantics
+                and not (semantics == STABLE and plan.no_stable)
+            ]
         )
-        wanted = plan.claims
-        queried = rng.sample(salient, min(wanted - max(1, wanted // 3), len(salient)))
-        queried += rng.sample(others, min(wanted - len(queried), len(others)))
-        rng.shuffle(queried)
-        asks = []
-        for claim in queried:
-            chosen = set(rng.sample(plan.semantics, plan.semantics_per_claim))
-            asks += [[str(claim), semantics] for semantics in SEMANTICS if semantics in chosen]
-        if plan.no_stable:
-            asks = _one_stable_question(rng, asks, queried)
+        queried = _claims(rng, builder, plan.claims, first[0])
+        asks = _questions(rng, queried, plan, first)
         return Candidate(
             builder.theory([QueryHeader(tuple(queried))]),
             {"asks": asks, "level": level},
