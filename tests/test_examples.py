@@ -11,8 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from argc.compiler import solve
+from argc.compiler import query, solve
 from argc.dsl import Literal, Ordering, Theory, parse_intervention, parse_theory, read_theory
+from argc.tasks import Instance, Score, get_task, score
+from argc.tasks.framework import Candidate
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 FILES = sorted(path.name for path in EXAMPLES.glob("*.arg"))
@@ -237,6 +239,29 @@ def test_arggym_example_keeps_every_directive_the_paper_shows(name):
     shown = set(parse_intervention(PAPER_DIRECTIVES[name]))
     kept = set(load(name).directives())
     assert shown <= kept
+
+
+def test_arggym_c1_is_a_level_2_status_query_instance():
+    theory = load("arggym_c1_status_query.arg")
+    ordering = Ordering.parse("last-link democratic")
+    task = get_task("status_query")
+    result = query(theory, task.program, ordering=ordering)
+    assert result.satisfiable  # the task's gates admit it
+    candidate = Candidate(theory)
+    target = task.target(candidate, result, ordering)
+    paper = "\n".join(
+        ["ls2: undecided", "mo0: justified", "ik2: undecided"]
+        + ["dv8: overruled", "mk7: overruled", "ho7: justified"]
+    )
+    assert target == dict(line.split(": ") for line in paper.splitlines())
+    assert task.reference(target) == paper
+    instance = Instance(
+        id="arggym-c1", task="status_query", level=2, ordering=ordering.principle,
+        set=ordering.set_comparison, seed=0, theory=theory.to_text(),
+        prompt=task.prompt(candidate, target, ordering), reference=task.reference(target),
+        target=target, meta={},
+    )  # fmt: skip
+    assert score(instance, f"<answer>{paper}</answer>") == Score(1.0, True, "all statuses correct")
 
 
 def test_arggym_c2_failure_points():
