@@ -1,5 +1,6 @@
 """ArgGYM's released rows: their reference answers read and score 1.0 against targets built
-from the rows' gold, and argc's gold for the theory in each row's question agrees with it.
+from the rows' gold, argc's gold for the theory in each row's question agrees with it, and
+argc's instance at a row's task, level and ordering has the row's scale.
 
 The rows are read from the sample of the released taskset (MIT) in the `shared/` folder beside
 the checkout, or from the file named by ARGGYM_SAMPLE; the tests skip when it is absent.
@@ -18,7 +19,7 @@ import pytest
 from argc.compiler import query, solve
 from argc.dsl.ir import Literal, Ordering, Theory
 from argc.dsl.parser import parse_theory
-from argc.tasks import Instance, get_task, score
+from argc.tasks import Instance, generate, get_task, score
 from argc.tasks.defeat_diagnosis import read_diagnosis
 from argc.tasks.framework import Candidate
 from argc.tasks.semantics_query import status
@@ -106,6 +107,28 @@ def test_dd_gold_agrees_with_the_release(row) -> None:
     assert task.target(Candidate(theory), result, _ordering(row)) == expected
 
 
+def _directives(theory: Theory) -> int:
+    return sum(1 for _ in theory.without_header().directives())
+
+
+def _ours(task: str, row: dict[str, Any]) -> Instance:
+    """argc's instance at the row's task, level and ordering (seed 0)."""
+    return generate(task, row["level"], _ordering(row), 0)
+
+
+@_released(DD)
+def test_dd_scale_matches_the_release(row) -> None:
+    # Directives within a factor 1.5 of the row's; as many records and survival records.
+    ours = _ours(DD, row)
+    ratio = _directives(ours.parsed_theory) / _directives(_theory(row))
+    assert 1 / 1.5 <= ratio <= 1.5
+    shapes = [
+        sorted(bool(f["survives_because"]) for f in records)
+        for records in (ours.target["failures"], row["gold"]["diagnoses"])
+    ]
+    assert shapes[0] == shapes[1]
+
+
 # semantics_query ----------------------------------------------------------------------------
 
 SQ = "semantics_query"
@@ -131,6 +154,15 @@ def test_sq_reference_answers_read_and_score_one(row) -> None:
         for line in row["reference_answer"].splitlines()
         if line.startswith(f"{claim} under {semantics}:")
     ]  # fmt: skip
+
+
+@_released(SQ)
+def test_sq_scale_matches_the_release(row) -> None:
+    # Directives within a factor 1.5 of the row's; as many questions.
+    ours = _ours(SQ, row)
+    ratio = _directives(ours.parsed_theory) / _directives(_theory(row))
+    assert 1 / 1.5 <= ratio <= 1.5
+    assert len(ours.target) == len(row["state"]["queries"])
 
 
 @_released(SQ)
