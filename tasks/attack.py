@@ -1,9 +1,12 @@
 """attack: add directives (new defeasible rules, preferences, negations of ordinary premises)
 so that a justified target becomes overruled, with as few directives as the verified minimum.
 
-The target has one to three independent derivations; existing attacks on them fail (they
-are defeated, or lose on preferences), so an answer must cut every derivation: undercut or
-rebut a step from an unattacked premise, undermine a premise, or reverse a preference.
+The target is derived along independent routes (ArgGYM's chain configurations): most end in
+a strict rule, so the target cannot be rebutted and each route must be cut below it, by an
+undercut, a rebut of a defeasible step or an undermined premise; some start from an axiom,
+some have a single defeasible step among strict ones. Each route costs at least one
+directive, so the minimum is the number of routes. Rivals that the link principle decides
+sit on some routes' steps; decoys, contested premises and junction branches fill the rest.
 """
 
 from __future__ import annotations
@@ -13,7 +16,6 @@ from collections.abc import Sequence
 
 from argc.compiler import Solution
 from argc.dsl.ir import Directive, Literal
-from argc.tasks.builder import Shape
 from argc.tasks.framework import Candidate, register
 from argc.tasks.intervention import (
     InterventionTask,
@@ -24,26 +26,31 @@ from argc.tasks.intervention import (
     support,
 )
 
+#: The route kinds drawn from, by the level they join from.
+KINDS = (
+    (1, "strict_last"),
+    (4, "axiom_strict_last"),
+    (7, "scarce"),
+    (10, "one_open"),
+    (10, "strict_mid"),
+)
+
 
 def curriculum(level: int) -> RoutedPlan:
-    """More and deeper derivations of the target, with more (failing) attacks, defenders and
-    distractors as the level rises."""
+    """More, longer routes of more kinds, with more junctions, rivals and decoys, as the
+    level rises; the minimum is the number of routes."""
+    routes = min(7, 2 + level // 3)
+    pool = [kind for start, kind in KINDS if level >= start]
+    depth = min(5, 2 + level // 4)
     return RoutedPlan(
-        shape=Shape(
-            goals=1,
-            depth=1 + level // 4,
-            branching=level // 6,
-            attackers=level // 3,
-            defenders=level // 4,
-            contested=1 + level // 8,
-            preferences=level // 3,
-            strict_share=round(min(0.04 * level, 0.3), 2),
-            axiom_share=0.15,
-            distractors=level // 3,
-        ),
-        routes=1 + (level >= 6) + (level >= 11),
-        antecedents=2,
-        least=1 + (level >= 6) + (level >= 12),
+        routes=tuple(pool[index % len(pool)] for index in range(routes)),
+        depth=depth,
+        junctions=0 if level < 5 else round(routes * depth / 4),
+        rivals=(level >= 5) + (level >= 11),
+        strict_decoys=0 if level < 4 else min(3, 1 + (level - 4) // 4),
+        contested=2 if level >= 9 else 0,
+        antecedents=1,
+        least=routes,
     )
 
 
@@ -62,8 +69,9 @@ class Attack(InterventionTask):
         return curriculum(level)
 
     def candidate(self, rng: random.Random, level: int) -> Candidate:
-        builder, target = routed_theory(rng, curriculum(level))
-        return finished(builder, level, [target])
+        plan = curriculum(level)
+        builder, target, _ = routed_theory(rng, plan)
+        return finished(builder, plan, level, [target])
 
     def goals(
         self, candidate: Candidate, solution: Solution, space: Sequence[Directive]

@@ -1,9 +1,12 @@
 """attack_defense: in one intervention, make a justified claim overruled and an attacked claim
 justified (new defeasible rules, preferences, negations of ordinary premises).
 
-From level 4 the claim to overrule is, half of the time, the conclusion of an argument that
-attacks the claim to justify, so that one well-placed attack serves both goals; otherwise the
-two are independent and their candidate spaces merely coexist.
+The two claims rest on one shared stem (ArgGYM's interaction structure): each continues from
+its last conclusion along a route of its own, and attackers rebut or undercut the route of
+the claim to justify. Cutting the stem overrules the first claim but sinks the second with
+it; an answer must cut the first claim's own route and neutralise every attacker, so the
+minimum is one more than the number of attackers (one more again under weakest-link from
+level 5, where a rival of the second claim's last rule ties).
 """
 
 from __future__ import annotations
@@ -14,38 +17,35 @@ from dataclasses import dataclass
 
 from argc.compiler import Solution
 from argc.compiler.facts import literal_term
-from argc.dsl.ir import Directive, Literal, Rule
+from argc.dsl.ir import Directive, Literal
 from argc.tasks.attack import attack_space
-from argc.tasks.builder import Shape, build
-from argc.tasks.defence import defence_space
+from argc.tasks.builder import Builder
+from argc.tasks.defence import DefencePlan, attackers, defence_space
 from argc.tasks.framework import Candidate, register
-from argc.tasks.intervention import InterventionTask, SourcedPlan, Space, finished, support
+from argc.tasks.intervention import InterventionTask, Space, finished, spread, support
 
 
 @dataclass(frozen=True)
-class LinkedPlan(SourcedPlan):
-    linked_share: float  # chance that the claim to overrule attacks the claim to justify
+class SharedPlan(DefencePlan):
+    stem: int  # defeasible rules up to the conclusion both claims rest on
 
 
-def curriculum(level: int) -> LinkedPlan:
-    """Deeper derivations with more attackers, defenders and distractors, and (from level 4)
-    targets whose fates are linked, as the level rises."""
-    return LinkedPlan(
-        shape=Shape(
-            goals=2,
-            depth=1 + level // 5,
-            branching=level // 7,
-            attackers=1 + level // 4,
-            defenders=level // 5,
-            contested=1 + level // 8,
-            preferences=level // 3,
-            strict_share=round(min(0.04 * level, 0.3), 2),
-            axiom_share=0.15,
-            distractors=level // 4,
-        ),
-        linked_share=0.0 if level < 4 else 0.5,
-        antecedents=2,
-        least=1 + (level >= 4) + (level >= 12),
+def curriculum(level: int) -> SharedPlan:
+    """A longer stem and routes, more attackers (one strict from level 10), junctions and
+    decoys as the level rises."""
+    attacking = min(4, 2 + level // 5)
+    return SharedPlan(
+        stem=min(4, 1 + level // 5),
+        attackers=attacking,
+        strict_attackers=int(level >= 10),
+        depth=min(5, 2 + level // 4),
+        junctions=0 if level < 6 else 1 + level // 5,
+        rival=level >= 5,
+        decided=0,
+        strict_decoys=0 if level < 4 else min(3, 1 + (level - 4) // 4),
+        contested=0,
+        antecedents=1,
+        least=1 + attacking,
     )
 
 
@@ -53,17 +53,22 @@ def curriculum(level: int) -> LinkedPlan:
 class AttackDefense(InterventionTask):
     name = "attack_defense"
 
-    def plan(self, level: int) -> LinkedPlan:
+    def plan(self, level: int) -> SharedPlan:
         return curriculum(level)
 
     def candidate(self, rng: random.Random, level: int) -> Candidate:
         plan = curriculum(level)
-        builder, derivations = build(rng, plan.shape)
-        defended = derivations[0][-1].head
-        attacker = builder.attack(derivations[0], plan.shape.strict_share)
-        linked = isinstance(attacker, Rule) and rng.random() < plan.linked_share
-        attacked = attacker.head if linked else derivations[1][-1].head
-        return finished(builder, level, [attacked, defended], linked=linked)
+        builder = Builder(rng)
+        stem = builder.chain(
+            [False] * plan.stem, junctions=spread(plan.junctions, plan.attackers + 1)[0]
+        )
+        attacked, defended = (
+            builder.chain([False] * plan.depth, start=stem.goal) for _ in range(2)
+        )
+        attackers(builder, plan, defended, varied=level >= 7)
+        if plan.rival:
+            builder.rival(defended.steps[-1])
+        return finished(builder, plan, level, [attacked.goal, defended.goal])
 
     def gate_program(self, candidate: Candidate) -> str:
         attacked, defended = self.targets(candidate)
@@ -72,10 +77,8 @@ class AttackDefense(InterventionTask):
 
     def goals(
         self, candidate: Candidate, solution: Solution, space: Sequence[Directive]
-    ) -> dict[Literal, str] | None:
+    ) -> dict[Literal, str]:
         attacked, defended = self.targets(candidate)
-        if attacked.complement == defended:
-            return None
         return {attacked: "overruled", defended: "justified"}
 
     def space(self, candidate: Candidate, solution: Solution) -> list[Directive]:

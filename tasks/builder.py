@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import random
 import string
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 from argc.dsl.ir import (
     Axiom,
@@ -37,6 +38,34 @@ class Shape:
     strict_share: float = 0.1  # share of strict rules on derivations
     axiom_share: float = 0.1  # share of axioms among base premises
     distractors: int = 0  # unrelated derivations
+
+
+@dataclass
+class Chain:
+    """A chain of rules from `root`: its `steps` in order (the last concludes the goal), the
+    rules of its junction branches and its ordinary premises (root and branches)."""
+
+    root: Literal
+    steps: list[Rule] = field(default_factory=list)
+    branches: list[Rule] = field(default_factory=list)
+    premises: list[Literal] = field(default_factory=list)
+
+    @property
+    def goal(self) -> Literal:
+        return self.steps[-1].head
+
+    @property
+    def defeasible(self) -> list[Rule]:
+        """Its defeasible rules, steps and branches."""
+        return [rule for rule in (*self.steps, *self.branches) if not rule.strict]
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """A chain for a claim and the rival rule that concludes its negation."""
+
+    pro: Chain
+    rival: Chain
 
 
 class Builder:
@@ -202,6 +231,97 @@ class Builder:
             self.prefer_rules(support, arms[1])
         self.salient += [thesis, thesis.complement]
         return thesis
+
+    def chain(
+        self,
+        strict: Sequence[bool],
+        goal: Literal | None = None,
+        start: Literal | None = None,
+        junctions: int = 0,
+        axiom: bool = False,
+    ) -> Chain:
+        """One-antecedent rules, strict where `strict` says, from `start` (a fresh premise, or
+        axiom with `axiom`, when not given) to `goal` (fresh when not given). `junctions` of
+        the defeasible steps before the last (spread evenly) take a second antecedent: the
+        conclusion of a defeasible rule from a fresh branch premise, negated half of the
+        time."""
+        made = Chain(start if start is not None else self.base(self.atom(False), float(axiom)))
+        if start is None and not axiom:
+            made.premises.append(made.root)
+        open_steps = [i for i, flag in enumerate(strict[:-1]) if not flag]
+        spread = len(open_steps) / max(1, junctions)
+        forks = {
+            open_steps[int((k + 0.5) * spread)] for k in range(min(junctions, len(open_steps)))
+        }
+        current = made.root
+        for index, flag in enumerate(strict):
+            body = [current]
+            if index in forks:
+                premise = self.base(self.atom(self.rng.random() < 0.5))
+                branch = self.rule([premise], self.atom(False))
+                made.premises.append(premise)
+                made.branches.append(branch)
+                body.append(branch.head)
+            last = index == len(strict) - 1
+            head = goal if (goal is not None and last) else self.atom(False)
+            made.steps.append(self.rule(body, head, strict=flag))
+            current = head
+        return made
+
+    def conflict(self, depth: int, junctions: int = 0, decided: bool = False) -> Conflict:
+        """A chain of `depth` defeasible rules from a fresh premise to a fresh claim x against
+        one defeasible rule from another fresh premise to -x. With `decided`, the chain's last
+        rule is preferred to its rival: last-link justifies x, while weakest-link, which also
+        weighs the unranked premises, leaves both undecided."""
+        pro = self.chain([False] * depth, junctions=junctions)
+        rival = self.chain([False], goal=pro.goal.complement)
+        if decided:
+            self.prefer_rules(pro.steps[-1], rival.steps[-1])
+        self.salient += [pro.goal, pro.goal.complement]
+        return Conflict(pro, rival)
+
+    def rival(self, rule: Rule) -> Rule:
+        """A defeasible rule from a fresh premise concluding the negation of `rule`'s head,
+        below `rule`: last-link decides for `rule`; weakest-link weighs the whole arguments,
+        whose premises are unranked, and leaves the conflict undecided."""
+        made = self.rule([self.base(self.atom(False))], rule.head.complement)
+        self.prefer_rules(rule, made)
+        self.salient += [rule.head, made.head]
+        return made
+
+    def beaten_rival(self, chain: Chain) -> Rule:
+        """A defeasible rule from a fresh premise concluding the negation of `chain`'s goal,
+        below each of its defeasible rules and with its premise below each of its premises:
+        it loses to the chain under every ordering."""
+        premise = self.base(self.atom(False))
+        made = self.rule([premise], chain.goal.complement)
+        for rule in chain.defeasible:
+            self.prefer_rules(rule, made)
+        for stronger in chain.premises:
+            self.prefer_premises(stronger, premise)
+        return made
+
+    def strict_decoy(self) -> Rule:
+        """A defeasible step from a fresh premise followed by a strict one, apart from
+        everything else."""
+        step = self.rule([self.base(self.atom(False))], self.atom(False))
+        return self.rule([step.head], self.atom(False), strict=True)
+
+    def contested_premise(self) -> Literal:
+        """Premises p and -p with -p preferred; returns -p (justified, p overruled)."""
+        atom = self.atom(False)
+        for literal in (atom, atom.complement):
+            self.base(literal)
+        self.prefer_premises(atom.complement, atom)
+        return atom.complement
+
+    def enrichment(self) -> None:
+        """The language's other forms, apart from the rest: an axiom with a strict
+        consequence, a contested premise feeding a rule, and a conflict the link principle
+        decides (`principle_conflict`)."""
+        self.rule([self.base(self.atom(False), axiom_share=1.0)], self.atom(False), strict=True)
+        self.rule([self.contested_premise()], self.atom(False))
+        self.principle_conflict(rule_below=False)
 
     def theory(self, extra: list[Directive] | None = None) -> Theory:
         """The directives built so far (plus `extra`), as a theory."""

@@ -3,21 +3,26 @@ the same objective: make the negation of a justified target justified and the ta
 overruled. counter_argument adds new defeasible rules, preferences and negations of ordinary
 premises; counter_argument_strict may also add strict rules.
 
-Both tasks draw the same candidates (one task family) and keep only those whose verified
-minimum is lower when strict rules are allowed, so each seed gives a matched pair: a strict
-argument cannot be rebutted on its conclusion, which saves the preference an ordinary
-counter-argument needs to win.
+The target is derived along independent routes (ArgGYM §A.3): some end in a strict rule, so
+neither arm can rebut them and each must be cut below (one directive apiece); the others
+end in a defeasible rule, which a strict counter-argument from an unattacked premise
+defeats without help, while a defeasible one needs a preference or a cut for each. So the
+strict arm needs one directive plus one per strict route, and the ordinary arm one more per
+defeasible route. From level 9 an existing counter-argument loses to one defeasible route:
+the ordinary arm may revive it (cutting that route and the other defeasible one) instead of
+adding its own. Both tasks draw the same candidates (one task family) and keep only those
+whose strict minimum is one or two below the ordinary one.
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from argc.compiler import QueryResult, Solution
 from argc.dsl.ir import Directive, Literal, Ordering
-from argc.tasks.builder import Shape
 from argc.tasks.framework import Candidate, register
 from argc.tasks.intervention import (
     ATTACKING,
@@ -30,26 +35,35 @@ from argc.tasks.intervention import (
     support,
 )
 
+#: The largest gap between the arms' minima that a pair may have (ArgGYM §A.3: 1 or 2).
+MOST_GAP = 2
 
-def curriculum(level: int) -> RoutedPlan:
-    """More and deeper derivations of the target, more strict steps, failing attacks and
-    distractors as the level rises. `least` bounds the strict arm's minimum."""
-    return RoutedPlan(
-        shape=Shape(
-            goals=1,
-            depth=1 + level // 4,
-            branching=level // 6,
-            attackers=level // 3,
-            defenders=level // 4,
-            contested=1 + level // 8,
-            preferences=level // 3,
-            strict_share=round(min(0.05 * level, 0.4), 2),
-            axiom_share=0.15,
-            distractors=level // 3,
-        ),
-        routes=1 + (level >= 5) + (level >= 10),
-        antecedents=2,
-        least=1 + (level >= 8) + (level >= 13),
+
+@dataclass(frozen=True)
+class PairPlan(RoutedPlan):
+    beaten_rival: bool  # an existing counter-argument that loses to one defeasible route
+    continued: float  # chance that the routes continue past the target
+
+
+def curriculum(level: int) -> PairPlan:
+    """More strict routes (the strict arm's minimum is one more than their number), longer
+    routes with more junctions, a beaten counter-argument from level 9, and decoys, as the
+    level rises. Two defeasible routes at level 6 and from level 9 (the pair's gap is 2 at
+    level 6 and 1 elsewhere). `least` is the strict arm's designed minimum."""
+    strict = 1 + (level >= 7) + (level >= 12) + (level >= 15)
+    routes = ("strict_last",) * strict + ("open",) * (1 + (level == 6 or level >= 9))
+    depth = 2 + level // 5
+    return PairPlan(
+        routes=routes,
+        depth=depth,
+        junctions=0 if level < 5 else round(len(routes) * depth / 4),
+        rivals=0,
+        beaten_rival=level >= 9,
+        continued=0.0 if level < 6 else 0.5,
+        strict_decoys=0 if level < 4 else min(3, 1 + (level - 4) // 4),
+        contested=2 if level >= 8 else 0,
+        antecedents=1,
+        least=1 + strict,
     )
 
 
@@ -70,12 +84,17 @@ class CounterArgument(InterventionTask):
     #: Whether this arm of the pair may add strict rules.
     strict: ClassVar[bool] = False
 
-    def plan(self, level: int) -> RoutedPlan:
+    def plan(self, level: int) -> PairPlan:
         return curriculum(level)
 
     def candidate(self, rng: random.Random, level: int) -> Candidate:
-        builder, target = routed_theory(rng, curriculum(level))
-        return finished(builder, level, [target])
+        plan = curriculum(level)
+        builder, target, chains = routed_theory(rng, plan)
+        if plan.beaten_rival:
+            builder.beaten_rival(next(chain for chain in chains if not chain.steps[-1].strict))
+        if rng.random() < plan.continued:
+            builder.chain([False] * rng.randint(1, 2), start=target)
+        return finished(builder, plan, level, [target])
 
     def goals(
         self, candidate: Candidate, solution: Solution, space: Sequence[Directive]
@@ -95,8 +114,8 @@ class CounterArgument(InterventionTask):
         return found.listing()
 
     def target(self, candidate: Candidate, result: QueryResult, ordering: Ordering) -> Any:
-        """Both arms' minima: kept only when the strict arm's is lower (each arm's minimum
-        already respects the level's floor)."""
+        """Both arms' minima: kept only when the strict arm's is lower by at most MOST_GAP
+        (each arm's minimum already respects the level's floor)."""
         solution = result.solution
         spaces = {strict: self.arm_space(candidate, solution, strict) for strict in (False, True)}
         goals = self.goals(candidate, solution, spaces[self.strict])
@@ -105,7 +124,9 @@ class CounterArgument(InterventionTask):
             for strict, space in spaces.items()
         }
         ordinary, strict = minima[False], minima[True]
-        if ordinary is None or strict is None or strict.size >= ordinary.size:
+        if ordinary is None or strict is None:
+            return None
+        if not 0 < ordinary.size - strict.size <= MOST_GAP:
             return None
         made = intervention_target(
             solution, goals, spaces[self.strict], minima[self.strict], self.language

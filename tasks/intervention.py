@@ -33,7 +33,7 @@ from argc.dsl.ir import (
 )
 from argc.dsl.parser import parse_intervention
 from argc.tasks.answers import MAX_ANSWER_CHARS
-from argc.tasks.builder import Builder, Shape, build
+from argc.tasks.builder import Builder, Chain
 from argc.tasks.framework import SCORING_LIMITS, Candidate, Instance, Score, Task, knobs
 from argc.tasks.prompts import answer_request, theory_block
 
@@ -222,11 +222,11 @@ def _parts(solution: Solution, names: Iterable[str]) -> Support:
 
 
 def sources(solution: Solution, avoid: Iterable[Literal], count: int) -> list[Literal]:
-    """Up to `count` justified axioms and ordinary premises outside `avoid`, axioms first,
+    """Up to `count` justified ordinary premises and axioms outside `avoid`, premises first,
     each group sorted as text: antecedents for the rules of a candidate space."""
     theory, avoid = solution.theory, set(avoid)
     found = []
-    for group in (theory.axioms, theory.premises):
+    for group in (theory.premises, theory.axioms):
         found += sorted(
             (
                 literal
@@ -378,10 +378,12 @@ def support_arguments(solution: Solution, literal: Literal) -> set[str]:
 
 @dataclass(frozen=True)
 class Plan:
-    """One curriculum level of a constructive task."""
+    """One curriculum level of a constructive task: the smallest minimum it accepts and the
+    material placed around its structure."""
 
-    shape: Shape
     least: int  # fewest directives an instance may need (smaller minima are rejected)
+    strict_decoys: int  # defeasible-then-strict chains apart from the structure
+    contested: int  # premise pairs p, -p with -p preferred
 
 
 @dataclass(frozen=True)
@@ -389,28 +391,70 @@ class SourcedPlan(Plan):
     antecedents: int  # premises and axioms the candidate space builds new rules from
 
 
+#: Route kinds (ArgGYM's chain configurations): whether each step is strict, given the
+#: route's depth, and whether the route starts from an axiom.
+ROUTE_KINDS = {
+    "open": lambda depth: [False] * depth,
+    "strict_last": lambda depth: [False] * (depth - 1) + [True],
+    "axiom_strict_last": lambda depth: [False] * (depth - 1) + [True],
+    "scarce": lambda depth: [index % 2 == 1 or index == depth - 1 for index in range(depth)],
+    "one_open": lambda depth: [False] + [True] * (depth - 1),
+    "strict_mid": lambda depth: [index == depth // 2 for index in range(depth)],
+}
+
+
 @dataclass(frozen=True)
 class RoutedPlan(SourcedPlan):
-    routes: int  # independent derivations of the target
+    routes: tuple[str, ...]  # the kinds of the target's independent routes
+    depth: int  # rules on a route
+    junctions: int  # route steps that also take a branch (over all routes)
+    rivals: int  # route steps with a rival that the link principle decides
 
 
-def routed_theory(rng: random.Random, plan: RoutedPlan) -> tuple[Builder, Literal]:
-    """A theory of the plan's shape whose first goal (the target) has `routes` independent
-    derivations."""
-    builder, derivations = build(rng, plan.shape)
-    target, shape = derivations[0][-1].head, plan.shape
-    for _ in range(plan.routes - 1):
-        builder.derivation(
-            shape.depth, shape.branching, shape.strict_share, shape.axiom_share, goal=target
+def spread(total: int, parts: int) -> list[int]:
+    """`total` shared among `parts` as evenly as possible, the first parts taking more."""
+    return [total // parts + (index < total % parts) for index in range(parts)]
+
+
+def routed_theory(rng: random.Random, plan: RoutedPlan) -> tuple[Builder, Literal, list[Chain]]:
+    """A target derived along the plan's routes (in random order), junctions spread over
+    them, and rivals on the defeasible steps before the last of some of them."""
+    builder = Builder(rng)
+    target = builder.atom(False)
+    kinds = list(plan.routes)
+    rng.shuffle(kinds)
+    chains = [
+        builder.chain(
+            ROUTE_KINDS[kind](plan.depth),
+            goal=target,
+            junctions=share,
+            axiom=kind.startswith("axiom"),
         )
-    return builder, target
+        for kind, share in zip(kinds, spread(plan.junctions, len(kinds)), strict=True)
+    ]
+    steps = [rule for chain in chains for rule in chain.steps[:-1] if not rule.strict]
+    for rule in rng.sample(steps, min(plan.rivals, len(steps))):
+        builder.rival(rule)
+    return builder, target, chains
 
 
-def finished(builder: Builder, level: int, targets: Sequence[Literal], **params: Any) -> Candidate:
-    """The candidate theory: the builder's, plus a spare source premise."""
+def finished(
+    builder: Builder, plan: Plan, level: int, targets: Sequence[Literal], **params: Any
+) -> Candidate:
+    """The candidate theory: the builder's structure with the plan's decoys and contested
+    premises, the language's other forms (`Builder.enrichment`) and a spare source premise,
+    premises and rules each in random order."""
+    for _ in range(plan.strict_decoys):
+        builder.strict_decoy()
+    for _ in range(plan.contested):
+        builder.contested_premise()
+    builder.enrichment()
     builder.base(builder.atom(), axiom_share=0.5)
+    directives = list(builder.directives)
+    builder.rng.shuffle(directives)
     return Candidate(
-        builder.theory(), {"targets": [str(t) for t in targets], "level": level, **params}
+        Theory.from_directives(directives),
+        {"targets": [str(t) for t in targets], "level": level, **params},
     )
 
 

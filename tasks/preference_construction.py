@@ -1,11 +1,16 @@
 """preference_construction: add preferences over existing defeasible rules and ordinary
 premises (nothing else) so that claims reach a requested configuration of statuses.
 
-The candidate space holds, for every symmetric conflict (a rebut or undermine that a
-comparison decides), each element of either argument preferred to each element of the other.
-The requested configuration is planted: a few candidates are drawn at random (from a seed
-drawn with the theory), applied, and some of the claims whose status they change become goals,
-together (from level 6) with claims whose status must stay as it is.
+The theory is a set of conflicts (ArgGYM's preference structures): a chain of defeasible
+rules, with junction branches, concludes a claim x against one rival rule concluding -x, and
+goal claims follow from x or -x. A third of the conflicts are decided by a preference for the
+chain's last rule, which settles them under last-link only: weakest-link also weighs the
+chain's other rules and the unranked premises, and the set comparison then decides how many
+preferences a change takes. The configuration is planted: a seed drawn with the theory picks
+conflicts and a winner for each, every element of the winner's argument is preferred to every
+element of the loser's, and every goal claim must reach its status in the result (the others
+stay as they are). The candidate space holds, for every symmetric conflict, each element of
+either argument preferred to each element of the other.
 """
 
 from __future__ import annotations
@@ -16,10 +21,10 @@ from dataclasses import dataclass
 
 from argc.compiler import LimitExceeded, Solution, solve
 from argc.dsl.errors import ArgcError
-from argc.dsl.ir import Directive, Literal
-from argc.tasks.builder import Shape, build
+from argc.dsl.ir import Directive, Literal, PremisePreference, RulePreference
+from argc.tasks.builder import Builder, Conflict
 from argc.tasks.framework import GENERATION_LIMITS, Candidate, register
-from argc.tasks.intervention import InterventionTask, Plan, Space
+from argc.tasks.intervention import InterventionTask, Plan, Space, finished, spread
 
 #: Preferences only, over what the theory already has.
 PREFERENCES = ("prefer_rule", "prefer_premise")
@@ -27,32 +32,55 @@ PREFERENCES = ("prefer_rule", "prefer_premise")
 
 @dataclass(frozen=True)
 class PlantedPlan(Plan):
-    planted: int  # preferences drawn to plant the requested configuration
-    changes: int  # most goals whose status must change
-    kept: int  # goals whose status must stay
+    conflicts: int  # conflicts over chains' claims
+    claims: int  # goal claims, each following from one side of a conflict
+    depth: int  # rules on a conflict's chain (one more or less from level 3)
+    junctions: int  # chain steps that also take a branch (over all conflicts)
+    changes: int  # conflicts whose winner the planted configuration sets
 
 
 def curriculum(level: int) -> PlantedPlan:
-    """More conflicts decided by more planted preferences, more goals (and, from level 6,
-    statuses that must be kept), deeper derivations and distractors as the level rises."""
+    """More conflicts with longer chains and more junctions, more goal claims and more
+    planted changes as the level rises; each change costs at least one preference."""
+    claims = min(8, 1 + level * 8 // 15)
+    changes = min(claims, 1 + level // 3)
     return PlantedPlan(
-        shape=Shape(
-            goals=1 + (level >= 7) + (level >= 12),
-            depth=1 + level // 4,
-            branching=level // 6,
-            attackers=1 + level // 3,
-            defenders=level // 4,
-            contested=1 + level // 4,
-            preferences=level // 4,
-            strict_share=round(min(0.04 * level, 0.3), 2),
-            axiom_share=0.1,
-            distractors=level // 3,
-        ),
-        planted=1 + level // 4,
-        changes=1 + level // 3,
-        kept=0 if level < 6 else 1 + (level >= 11),
-        least=1 + (level >= 7) + (level >= 13),
+        conflicts=min(10, claims + 1 + level // 3),
+        claims=claims,
+        depth=min(5, 1 + level * 4 // 15),
+        junctions=0 if level < 5 else level + 3,
+        changes=changes,
+        strict_decoys=0,
+        contested=0,
+        least=1 + level // 4,
     )
+
+
+def conflicts_theory(rng: random.Random, level: int) -> tuple[Builder, list[Conflict]]:
+    """The plan's conflicts (one more half of the time from level 3), a third of them (at
+    least one, drawn at random) decided for the chain, and its claims, each from a side of a conflict drawn at
+    random (the first two from the same conflict at levels 9 to 11 and 15); returns the
+    builder, whose salient claims are the goal claims, and the conflicts with claims."""
+    plan = curriculum(level)
+    builder = Builder(rng)
+    count = min(10, plan.conflicts + (level >= 3 and rng.random() < 0.5))
+    made = []
+    for share in spread(plan.junctions, count):
+        depth = plan.depth if level < 3 else max(1, min(5, plan.depth + rng.randint(-1, 1)))
+        made.append(builder.conflict(depth, junctions=share))
+    for conflict in rng.sample(made, max(1, count // 3)):
+        builder.prefer_rules(conflict.pro.steps[-1], conflict.rival.steps[-1])
+    claimed = made[: plan.claims - (9 <= level <= 11 or level == 15)]
+    builder.salient = []
+    for conflict in [claimed[0], *claimed][-plan.claims :]:
+        side = rng.choice((conflict.pro.goal, conflict.pro.goal.complement))
+        builder.salient.append(builder.rule([side], builder.atom(False)).head)
+    return builder, claimed
+
+
+def sides(conflict: Conflict) -> list[list[str]]:
+    """Each side of a conflict by its last rule and its first premise, as text."""
+    return [[chain.steps[-1].name, str(chain.root)] for chain in (conflict.pro, conflict.rival)]
 
 
 @register
@@ -64,17 +92,15 @@ class PreferenceConstruction(InterventionTask):
         return curriculum(level)
 
     def candidate(self, rng: random.Random, level: int) -> Candidate:
-        plan = curriculum(level)
-        builder, _ = build(rng, plan.shape)
-        theory = builder.theory()
-        salient = sorted(set(builder.salient) & theory.literals(), key=str)
-        return Candidate(
-            theory,
-            {
-                "salient": [str(claim) for claim in salient],
-                "plant": rng.getrandbits(32),
-                "level": level,
-            },
+        builder, claimed = conflicts_theory(rng, level)
+        return finished(
+            builder,
+            curriculum(level),
+            level,
+            [],
+            claims=[str(claim) for claim in builder.salient],
+            sides=[sides(conflict) for conflict in claimed],
+            plant=rng.getrandbits(32),
         )
 
     def space(self, candidate: Candidate, solution: Solution) -> list[Directive]:
@@ -88,23 +114,28 @@ class PreferenceConstruction(InterventionTask):
     def goals(
         self, candidate: Candidate, solution: Solution, space: Sequence[Directive]
     ) -> dict[Literal, str] | None:
-        """Plant: apply a random draw from the space and request some of the changes."""
+        """Plant: for the plan's number of conflicts with claims, a side drawn at random wins
+        every comparison with the other; every claim is to reach its resulting status (None
+        when none changes or the result is inconsistent)."""
         plan = curriculum(candidate.params["level"])
         rng = random.Random(candidate.params["plant"])
-        drawn = rng.sample(space, min(plan.planted, len(space)))
+        conflicts = candidate.params["sides"]
+        planted: list[Directive] = []
+        for pair in rng.sample(conflicts, min(plan.changes, len(conflicts))):
+            (rule, premise), (beaten, below) = rng.sample(pair, 2)
+            planted += [
+                RulePreference(rule, beaten),
+                PremisePreference(*map(Literal.parse, (premise, below))),
+            ]
         try:
             after = solve(
-                candidate.theory.apply(drawn), ordering=solution.ordering, limits=GENERATION_LIMITS
+                candidate.theory.apply(planted),
+                ordering=solution.ordering,
+                limits=GENERATION_LIMITS,
             )
         except (ArgcError, LimitExceeded):
             return None
-        if not after.consistent:
+        claims = [Literal.parse(text) for text in candidate.params["claims"]]
+        if not after.consistent or all(after.status(c) == solution.status(c) for c in claims):
             return None
-        salient = [Literal.parse(text) for text in candidate.params["salient"]]
-        changed = [claim for claim in salient if after.status(claim) != solution.status(claim)]
-        kept = [claim for claim in salient if claim not in changed]
-        if not changed:
-            return None
-        chosen = rng.sample(changed, min(plan.changes, len(changed)))
-        chosen += rng.sample(kept, min(plan.kept, len(kept)))
-        return {claim: after.status(claim) for claim in sorted(chosen, key=str)}
+        return {claim: after.status(claim) for claim in sorted(claims, key=str)}
