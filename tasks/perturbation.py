@@ -95,7 +95,7 @@ def curriculum(level: int) -> Curriculum:
         size=_SIZE[level - 1],
         principled=1 + level // 7,
         kinds=kinds,
-        moves=1 + level // 3,
+        moves=1 + level // 2,
         decided_share=0.0 if level < 5 else 0.5,
         dormant=int(level >= 4) + (level >= 11),
         min_changes=1 if level < 5 else 2,
