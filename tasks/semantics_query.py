@@ -137,9 +137,10 @@ def floating(builder: Builder, rng: random.Random) -> Literal:
 
 
 def ring(builder: Builder, host: Literal, length: int) -> list[Rule]:
-    """`length` (odd) defeasible rules d_i: host => -d_{i+1}, round the ring: each undercuts the
-    next, so while host stands the ring is an odd cycle of defeats, which no stable extension
-    can settle and no preferred extension enters."""
+    """`length` (odd) defeasible rules d_i: host => -d_{i+1}, round the ring (named ahead, so
+    that each can name the next): each undercuts the next, so while host stands the ring is an
+    odd cycle of defeats, which no stable extension can settle and no preferred extension
+    enters."""
     names = [builder.name() for _ in range(length)]
     made = [
         Rule(name, (host,), Literal(names[(index + 1) % length], True))
@@ -288,9 +289,8 @@ def _theory(rng: random.Random, plan: Curriculum) -> tuple[Builder, dict[Literal
 
 
 def _claims(rng: random.Random, builder: Builder, wanted: int, first: Literal) -> list[Literal]:
-    """`first`, then about two thirds of the queried claims from those the conflicts and
-    gadgets put at stake, the rest from the other premises and conclusions (not a rule's
-    undercut)."""
+    """`first`, other claims the conflicts and gadgets put at stake, and one other premise or
+    conclusion (never a rule's undercut)."""
     theory = builder.theory()
     salient = sorted(set(builder.salient), key=str)
     names = {rule.name for rule in theory.rules}
@@ -299,7 +299,7 @@ def _claims(rng: random.Random, builder: Builder, wanted: int, first: Literal) -
         (literal for literal in stated - set(salient) if literal.atom not in names), key=str
     )
     salient.remove(first)
-    queried = [first, *rng.sample(salient, min(wanted - max(2, wanted // 3), len(salient)))]
+    queried = [first, *rng.sample(salient, min(wanted - 2, len(salient)))]
     queried += rng.sample(others, min(wanted - len(queried), len(others)))
     rng.shuffle(queried)
     return queried
