@@ -1,8 +1,11 @@
-"""claim_chain: every cell generates; references succeed; the gold derivation is the target's
-only argument in PyArg and is in PyArg's grounded extension; the scorer follows Appendix B
-and is tolerant of form; the gates reject what they should; generation is deterministic."""
+"""claim_chain: every cell generates; references succeed; the link principle decides whether
+the target is justified and the set comparison changes no defeat; the gold derivation is the
+target's only argument in PyArg and is in PyArg's grounded extension; the scorer follows
+Appendix B and is tolerant of form; the gates reject what they should."""
 
 from __future__ import annotations
+
+import functools
 
 import pytest
 from oracle import oracle
@@ -27,13 +30,19 @@ from argc.tasks.claim_chain import chain_score, read_directives
 from argc.tasks.framework import CELLS, Candidate
 
 
+@functools.cache
+def _instance(level: int, ordering: Ordering) -> Instance:
+    """The instance of a cell that the tests share (seed = level)."""
+    return generate("claim_chain", level, ordering, seed=level)
+
+
 def _answer(text: str) -> str:
     return f"<answer>\n{text}\n</answer>"
 
 
 @pytest.mark.parametrize(("level", "ordering"), CELLS, ids=lambda x: str(x))
 def test_every_cell_generates_and_scores(level: int, ordering: Ordering) -> None:
-    instance = generate("claim_chain", level, ordering, seed=level)
+    instance = _instance(level, ordering)
     check_contract(instance)
     lines = instance.reference.splitlines()
     # Premises and axioms first, then the rules in reference order: also dependency-consistent.
@@ -90,7 +99,7 @@ def test_the_link_principle_decides_the_target(level: int, ordering: Ordering) -
     # Under the other principle (same set comparison) the principled attacks succeed: each
     # and the step it attacks defeat each other, so the target is undecided. The set
     # comparison changes no defeat: every designed comparison holds under both readings.
-    instance = generate("claim_chain", level, ordering, seed=300 + level)
+    instance = _instance(level, ordering)
     theory, claim = instance.parsed_theory, Literal.parse(instance.target["claim"])
     principle = other(ordering.principle, PRINCIPLES)
     assert solve(theory, ordering=ordering).status(claim) == "justified"
@@ -107,7 +116,7 @@ def test_the_link_principle_decides_the_target(level: int, ordering: Ordering) -
 @pytest.mark.parametrize("ordering", ORDERINGS, ids=str)
 def test_gold_derivation_is_the_unique_grounded_argument_in_pyarg(ordering: Ordering) -> None:
     for level in (1, 5, 9):
-        instance = generate("claim_chain", level, ordering, seed=200 + level)
+        instance = _instance(level, ordering)
         result = oracle(instance.parsed_theory, ordering)
         claim = instance.target["claim"]
         arguments = [name for name, conclusion in result.arguments.items() if conclusion == claim]

@@ -1,9 +1,11 @@
 """perturbation: every cell generates; references succeed; the gold is the status diff of the
-original and the updated theory, and agrees with PyArg; the gates hold; updates apply as
-documented; scoring is pair F1 over the changed claims; generation is deterministic."""
+original and the updated theory, and agrees with PyArg; the gates hold; the link principle
+decides each held derivation, and the principled preference moves decide it under the other
+principle; updates apply as documented; scoring is pair F1 over the changed claims."""
 
 from __future__ import annotations
 
+import functools
 import random
 
 import pytest
@@ -24,9 +26,15 @@ from argc.dsl.ir import (
     RulePreference,
 )
 from argc.dsl.parser import parse_theory
-from argc.tasks import generate, principle, score
+from argc.tasks import Instance, generate, principle, score
 from argc.tasks.builder import Builder
 from argc.tasks.framework import CELLS
+
+
+@functools.cache
+def _instance(level: int, ordering: Ordering) -> Instance:
+    """The instance of a cell that the tests share (seed = level)."""
+    return generate("perturbation", level, ordering, seed=level)
 
 
 def _corrupt(reference: str) -> str:
@@ -43,7 +51,7 @@ def _diff(instance, before: dict[str, str], after: dict[str, str]) -> dict[str, 
 
 @pytest.mark.parametrize(("level", "ordering"), CELLS, ids=lambda x: str(x))
 def test_every_cell_generates_and_scores(level: int, ordering: Ordering) -> None:
-    instance = generate("perturbation", level, ordering, seed=level)
+    instance = _instance(level, ordering)
     check_contract(instance, _corrupt(instance.reference))
     # The gold is the diff of two independent solves.
     theory = instance.parsed_theory
@@ -75,7 +83,7 @@ def test_the_link_principle_decides_each_held_derivation(level: int, ordering: O
     # justified (its negation overruled) under the principle the attack fails under, and
     # under the other the two defeat each other (both undecided). The set comparison changes
     # no defeat.
-    instance = generate("perturbation", level, ordering, seed=400 + level)
+    instance = _instance(level, ordering)
     theory = instance.parsed_theory
     solutions = {o: solve(theory, ordering=o) for o in ORDERINGS}
     for attack, fails_under in instance.meta["params"]["held"]:
@@ -95,7 +103,7 @@ def test_the_link_principle_decides_each_held_derivation(level: int, ordering: O
 @pytest.mark.parametrize("ordering", ORDERINGS, ids=str)
 def test_gold_changes_agree_with_pyarg(ordering: Ordering) -> None:
     for level in (2, 7, 12):
-        instance = generate("perturbation", level, ordering, seed=200 + level)
+        instance = _instance(level, ordering)
         theory = instance.parsed_theory
         updated = pt.apply_update(theory, pt.read_update(instance.meta["params"]["update"]))
         claims = pt.original_claims(theory)
