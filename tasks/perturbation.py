@@ -400,6 +400,17 @@ class Mover:
         return True
 
 
+def decided_premises(builder: Builder) -> None:
+    """Premises p and -p, a premise preference for one of them (under every ordering it
+    defeats the other) and a defeasible rule from the preferred one."""
+    atom = builder.atom(False)
+    pair = [builder.base(atom), builder.base(atom.complement)]
+    builder.rng.shuffle(pair)
+    builder.prefer_premises(*pair)
+    builder.rule([pair[0]], builder.atom())
+    builder.salient += pair
+
+
 def dormant_rule(builder: Builder, steps: list[Rule]) -> None:
     """A defeasible rule whose antecedent nothing supports yet, concluding against a goal
     derivation (a rebut or undercut in waiting) or for one of its conclusions."""
@@ -439,6 +450,7 @@ class Perturbation(Task):
             rules, one = held_derivation(builder, plan.shape.depth)
             steps += rules
             held.append(one)
+        decided_premises(builder)
         for _ in range(plan.dormant):
             dormant_rule(builder, steps)
         fill(builder, plan.size, plan.shape.strict_share, plan.shape.axiom_share)
