@@ -2,9 +2,9 @@
 
 An attack here fails under one link principle and succeeds under the other, so switching only
 last-link and weakest-link changes whether the attacked step (and everything derived from it)
-is justified, while switching only elitist and democratic changes nothing: every comparison
-that last-link makes is between single last rules, and the weakest-link comparisons hold
-under both set readings.
+is justified, while switching only elitist and democratic changes nothing: last-link compares
+one last rule with one last rule (or with none), and the weakest-link comparisons hold under
+both set readings.
 
 - `rebut(..., fails_under="last-link")`: `g => -h` with the step's rule preferred to it.
   Last-link compares the two last rules and finds the attacker weaker; weakest-link also
