@@ -22,7 +22,7 @@ from argc.compiler import LimitExceeded, Limits, solve
 from argc.compiler.solve import _solve
 from argc.dsl.errors import InputError
 from argc.dsl.ir import Ordering
-from argc.dsl.parser import parse_theory, read_text
+from argc.dsl.parser import parse_intervention, parse_theory, read_text
 from argc.tasks import Instance, generate
 from argc.tasks.framework import SCORING_LIMITS
 from argc.tasks.isolation import IsolatedScorer, Isolation
@@ -254,13 +254,22 @@ def scorer():
 
 
 def test_chained_intervention_scores_zero_promptly(counter_argument, scorer):
-    sources = tuple(str(axiom) for axiom in counter_argument.parsed_theory.axioms[:2])
+    """The chained rules use their own heads as antecedents, which the intervention language
+    forbids (antecedents must be present in the theory): the answer scores 0 at once. Applied
+    regardless, the same theory stops at the scoring limits' instantiation bound."""
+    theory = counter_argument.parsed_theory
+    sources = tuple(str(literal) for literal in (*theory.axioms, *theory.premises)[:2])
     answer = "\n".join(chained_rules(sources, names="hx", goal="gx"))
     started = time.monotonic()
     result = scorer.score(counter_argument, f"<answer>{answer}</answer>")
     assert time.monotonic() - started < SCORING_LIMITS.seconds + 2
     assert (result.native, result.success) == (0.0, False)
-    assert "partial rule instantiations" in result.reason
+    assert "not present in the theory" in result.reason
+    exploded = theory.apply(parse_intervention(answer))
+    started = time.monotonic()
+    with pytest.raises(LimitExceeded, match="partial rule instantiations"):
+        solve(exploded, ordering=counter_argument.strength, limits=SCORING_LIMITS)
+    assert time.monotonic() - started < SCORING_LIMITS.seconds + 2
 
 
 def test_explosive_formalization_scores_zero_promptly(scorer):
