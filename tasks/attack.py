@@ -5,8 +5,11 @@ The target is derived along independent routes (ArgGYM's chain configurations): 
 a strict rule, so the target cannot be rebutted and each route must be cut below it, by an
 undercut, a rebut of a defeasible step or an undermined premise; some start from an axiom,
 some have a single defeasible step among strict ones. Each route costs at least one
-directive, so the minimum is the number of routes. Rivals that the link principle decides
-sit on some routes' steps; decoys, contested premises and junction branches fill the rest.
+directive, so the minimum is the number of routes that survive: from level 5 a rival on a
+route's step loses under last-link, ties under weakest-link democratic and, being above the
+route's first rule and premise, wins under weakest-link elitist, where that route needs no
+cut (a second rival from level 11 only ties under weakest-link). Decoys, contested premises
+and junction branches fill the rest.
 """
 
 from __future__ import annotations
@@ -38,7 +41,8 @@ KINDS = (
 
 def curriculum(level: int) -> RoutedPlan:
     """More, longer routes of more kinds, with more junctions, rivals and decoys, as the
-    level rises; the minimum is the number of routes."""
+    level rises; the minimum is the number of routes, one less under weakest-link elitist
+    from level 5 (where the first rival defeats its route)."""
     routes = min(7, 2 + level // 3)
     pool = [kind for start, kind in KINDS if level >= start]
     depth = min(5, 2 + level // 4)
@@ -50,7 +54,7 @@ def curriculum(level: int) -> RoutedPlan:
         strict_decoys=0 if level < 4 else min(3, 1 + (level - 4) // 4),
         contested=2 if level >= 9 else 0,
         antecedents=1,
-        least=routes,
+        least=routes - (level >= 5),
     )
 
 

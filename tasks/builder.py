@@ -280,12 +280,21 @@ class Builder:
         self.salient += [pro.goal, pro.goal.complement]
         return Conflict(pro, rival)
 
-    def rival(self, rule: Rule) -> Rule:
+    def rival(self, rule: Rule, chain: Chain | None = None) -> Rule:
         """A defeasible rule from a fresh premise concluding the negation of `rule`'s head,
         below `rule`: last-link decides for `rule`; weakest-link weighs the whole arguments,
-        whose premises are unranked, and leaves the conflict undecided."""
-        made = self.rule([self.base(self.atom(False))], rule.head.complement)
+        whose premises are unranked, and leaves the conflict undecided. With `chain` (whose
+        first step is defeasible and comes before `rule`, from an ordinary premise), the
+        rival is also preferred to that first step and its premise to the chain's root:
+        weakest-link elitist then finds `rule`'s argument weaker (an element of each of its
+        sets is below the rival's), so the rival wins; democratic still leaves both
+        undecided (`rule` is not below the rival)."""
+        premise = self.base(self.atom(False))
+        made = self.rule([premise], rule.head.complement)
         self.prefer_rules(rule, made)
+        if chain is not None:
+            self.prefer_rules(made, chain.steps[0])
+            self.prefer_premises(premise, chain.root)
         self.salient += [rule.head, made.head]
         return made
 

@@ -418,7 +418,10 @@ def spread(total: int, parts: int) -> list[int]:
 
 def routed_theory(rng: random.Random, plan: RoutedPlan) -> tuple[Builder, Literal, list[Chain]]:
     """A target derived along the plan's routes (in random order), junctions spread over
-    them, and rivals on the defeasible steps before the last of some of them."""
+    them, and rivals on defeasible steps between the first and the last of some of them; the
+    first rival is also preferred to its route's first step and its premise to the route's
+    root (where that step is defeasible and the root an ordinary premise), so that it wins
+    under weakest-link elitist (`Builder.rival`)."""
     builder = Builder(rng)
     target = builder.atom(False)
     kinds = list(plan.routes)
@@ -432,10 +435,17 @@ def routed_theory(rng: random.Random, plan: RoutedPlan) -> tuple[Builder, Litera
         )
         for kind, share in zip(kinds, spread(plan.junctions, len(kinds)), strict=True)
     ]
-    steps = [rule for chain in chains for rule in chain.steps[:-1] if not rule.strict]
-    for rule in rng.sample(steps, min(plan.rivals, len(steps))):
-        builder.rival(rule)
+    steps = [(chain, rule) for chain in chains for rule in chain.steps[1:-1] if not rule.strict]
+    rng.shuffle(steps)
+    steps.sort(key=lambda step: not _rooted(step[0]))
+    for index, (chain, rule) in enumerate(steps[: plan.rivals]):
+        builder.rival(rule, chain if index == 0 and _rooted(chain) else None)
     return builder, target, chains
+
+
+def _rooted(chain: Chain) -> bool:
+    """Whether a chain starts from an ordinary premise with a defeasible step."""
+    return chain.premises[:1] == [chain.root] and not chain.steps[0].strict
 
 
 def finished(

@@ -7,10 +7,10 @@ goal claims follow from x or -x. A third of the conflicts are decided by a prefe
 chain's last rule, which settles them under last-link only: weakest-link also weighs the
 chain's other rules and the unranked premises, and the set comparison then decides how many
 preferences a change takes. The configuration is planted: a seed drawn with the theory picks
-conflicts and a winner for each, every element of the winner's argument is preferred to every
-element of the loser's, and every goal claim must reach its status in the result (the others
-stay as they are). The candidate space holds, for every symmetric conflict, each element of
-either argument preferred to each element of the other.
+conflicts and a winner for each, whose last rule and first premise are preferred to the
+loser's, and every goal claim must reach (or keep) its status in the result. The candidate
+space holds, for every symmetric conflict, each element of either argument preferred to each
+element of the other.
 """
 
 from __future__ import annotations
@@ -58,9 +58,10 @@ def curriculum(level: int) -> PlantedPlan:
 
 def conflicts_theory(rng: random.Random, level: int) -> tuple[Builder, list[Conflict]]:
     """The plan's conflicts (one more half of the time from level 3), a third of them (at
-    least one, drawn at random) decided for the chain, and its claims, each from a side of a conflict drawn at
-    random (the first two from the same conflict at levels 9 to 11 and 15); returns the
-    builder, whose salient claims are the goal claims, and the conflicts with claims."""
+    least one, drawn at random) decided for the chain, and its claims, each from a side of a
+    conflict drawn at random (the first two from the same conflict at levels 9 to 11 and
+    15); returns the builder, whose salient claims are the goal claims, and the conflicts
+    with claims."""
     plan = curriculum(level)
     builder = Builder(rng)
     count = min(10, plan.conflicts + (level >= 3 and rng.random() < 0.5))
@@ -70,9 +71,10 @@ def conflicts_theory(rng: random.Random, level: int) -> tuple[Builder, list[Conf
         made.append(builder.conflict(depth, junctions=share))
     for conflict in rng.sample(made, max(1, count // 3)):
         builder.prefer_rules(conflict.pro.steps[-1], conflict.rival.steps[-1])
-    claimed = made[: plan.claims - (9 <= level <= 11 or level == 15)]
+    shared = 9 <= level <= 11 or level == 15
+    claimed = made[: plan.claims - shared]
     builder.salient = []
-    for conflict in [claimed[0], *claimed][-plan.claims :]:
+    for conflict in [claimed[0]] * shared + claimed:
         side = rng.choice((conflict.pro.goal, conflict.pro.goal.complement))
         builder.salient.append(builder.rule([side], builder.atom(False)).head)
     return builder, claimed
@@ -114,8 +116,10 @@ class PreferenceConstruction(InterventionTask):
     def goals(
         self, candidate: Candidate, solution: Solution, space: Sequence[Directive]
     ) -> dict[Literal, str] | None:
-        """Plant: for the plan's number of conflicts with claims, a side drawn at random wins
-        every comparison with the other; every claim is to reach its resulting status (None
+        """Plant: for the plan's number of conflicts with claims, a side drawn at random gets
+        its last rule and its first premise preferred to the other side's (which settles the
+        conflict under last-link, and under weakest-link only where the set comparison lets
+        two preferences weaken the loser); every claim is to reach its resulting status (None
         when none changes or the result is inconsistent)."""
         plan = curriculum(candidate.params["level"])
         rng = random.Random(candidate.params["plant"])

@@ -25,6 +25,15 @@ PRINCIPLE = {
     WEAKEST_ELITIST: (U, U),
     WEAKEST_DEMOCRATIC: (U, U),
 }
+#: Last-link as above; weakest-link elitist finds the chain's argument weaker on rules (its
+#: first rule is below the rival) and on premises (its root is below the rival's premise);
+#: democratic needs every element below, which the last rule is not: both undecided.
+BELOW = {
+    LAST_ELITIST: (J, OUT),
+    LAST_DEMOCRATIC: (J, OUT),
+    WEAKEST_ELITIST: (OUT, J),
+    WEAKEST_DEMOCRATIC: (U, U),
+}
 #: The rival's rule is below every rule of the chain and its premise below every premise:
 #: it is weaker under every principle and set comparison.
 BEATEN = dict.fromkeys(ORDERINGS, (J, OUT))
@@ -39,6 +48,13 @@ def rival(builder: Builder) -> Literal:
     return chain.goal
 
 
+def rival_below(builder: Builder) -> Literal:
+    """A three-step chain whose middle step has a rival above its first step and root."""
+    chain = builder.chain([False, False, True], junctions=1)
+    builder.rival(chain.steps[1], chain)
+    return chain.steps[1].head
+
+
 def beaten(builder: Builder) -> Literal:
     """A three-step chain with a junction, and a beaten rival of its goal."""
     chain = builder.chain([False, False, False], junctions=1)
@@ -48,6 +64,7 @@ def beaten(builder: Builder) -> Literal:
 
 STRUCTURES: dict[str, tuple[Callable[[Builder], Literal], dict]] = {
     "rival": (rival, PRINCIPLE),
+    "rival below the first step": (rival_below, BELOW),
     "decided conflict": (lambda b: b.conflict(3, junctions=1, decided=True).pro.goal, PRINCIPLE),
     "open conflict": (lambda b: b.conflict(2).pro.goal, OPEN),
     "beaten rival": (beaten, BEATEN),

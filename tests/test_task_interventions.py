@@ -192,7 +192,8 @@ def strict_top(solution: Solution, argument) -> bool:
 
 def designed_minimum(name: str, instance: Instance) -> int:
     """The minimum each generator's structure implies, read off the base theory: attack's
-    target has independent arguments (routes), each cut by one directive and by no other;
+    target has independent arguments (routes), each cut by one directive and by no other,
+    and those already defeated need none;
     defence must answer each defeater of the target's support on its own; attack_defense
     cuts the first claim's own route once and answers each defeater of the second; the
     counter-argument pair needs a strict counter-argument (one directive) that defeats every
@@ -203,7 +204,7 @@ def designed_minimum(name: str, instance: Instance) -> int:
     goals = instance.target["goals"]
     if name == "attack":
         (claim,) = goals
-        return len(arguments_for(solution, claim))
+        return sum(solution.label(a.name) != "out" for a in arguments_for(solution, claim))
     if name == "defence":
         (claim,) = goals
         return len(defeaters(solution, claim))
