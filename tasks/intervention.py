@@ -392,7 +392,7 @@ class SourcedPlan(Plan):
 
 
 #: Route kinds (ArgGYM's chain configurations): whether each step is strict, given the
-#: route's depth, and whether the route starts from an axiom.
+#: route's depth. Kinds named `axiom_...` start from an axiom, the others from a premise.
 ROUTE_KINDS = {
     "open": lambda depth: [False] * depth,
     "strict_last": lambda depth: [False] * (depth - 1) + [True],
