@@ -40,9 +40,9 @@ from argc.options import positive_int
 from argc.tasks import REGISTRY, GenerationFailed, Instance, generate
 from argc.tasks.framework import LEVELS
 
-TASKSET = "argc-arggym-v1"
-PROMPT_VERSION = 1
-SCORING_VERSION = 1
+TASKSET = "argc-arggym-v2"
+PROMPT_VERSION = 2
+SCORING_VERSION = 2
 #: Benchmark seeds start here; training and fresh instances use seeds below it.
 BENCHMARK_SEED_BASE = 1_000_000_000
 SEED_BOUND = 64
