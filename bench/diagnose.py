@@ -85,8 +85,9 @@ def status_map(theory: Theory, solution: Solution) -> dict[str, str]:
     return {str(claim): solution.status(claim) for claim in theory.claims()}
 
 
-def switches(theory: Theory, ordering: Ordering) -> Switches:
-    """Solve the theory under its ordering, the other principle and the other set comparison."""
+def switched(theory: Theory, ordering: Ordering) -> tuple[Solution, Solution, Solution]:
+    """The theory solved under its ordering, the other link principle and the other set
+    comparison."""
     own, principle, comparison = (
         solve(theory, ordering=variant, limits=GENERATION_LIMITS)
         for variant in (
@@ -95,6 +96,13 @@ def switches(theory: Theory, ordering: Ordering) -> Switches:
             replace(ordering, set_comparison=other(ordering.set_comparison, SET_COMPARISONS)),
         )
     )
+    return own, principle, comparison
+
+
+def switches(theory: Theory, ordering: Ordering) -> Switches:
+    """Whether the status map changes with the principle and the defeats with the set
+    comparison."""
+    own, principle, comparison = switched(theory, ordering)
     return Switches(
         principle=status_map(theory, own) != status_map(theory, principle),
         set_comparison=set(own.defeats) != set(comparison.defeats),

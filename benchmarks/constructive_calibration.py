@@ -26,8 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from argc.bench.build import BENCHMARK_SEED_BASE, INSTANCES_PER_CELL
+from argc.bench.diagnose import other, switched
 from argc.compiler import solve
-from argc.dsl.ir import ORDERINGS, PRINCIPLES, SET_COMPARISONS, Literal, Ordering
+from argc.dsl.ir import ORDERINGS, PRINCIPLES, Literal, Ordering
 from argc.dsl.parser import parse_intervention
 from argc.tasks import generate
 from argc.tasks.framework import GENERATION_LIMITS, LEVELS
@@ -44,24 +45,13 @@ DIRECTIVE = re.compile(r"^\[(axiom|premise|defeasible|strict|prefer_rule|prefer_
 SAMPLE = Path(__file__).resolve().parents[2] / "shared" / "arggym-released" / "sample.jsonl"
 
 
-def other(value: str, choices: tuple[str, ...]) -> str:
-    return next(choice for choice in choices if choice != value)
-
-
 def row(job: tuple[str, int, int, int]) -> dict[str, Any]:
     """One instance's figures: directives, minima and the two switches."""
     task, level, index, seed = job
     ordering = ORDERINGS[index]
     instance = generate(task, level, ordering, seed)
     theory, target = instance.parsed_theory, instance.target
-    own, principle, comparison = (
-        solve(theory, ordering=variant, limits=GENERATION_LIMITS)
-        for variant in (
-            ordering,
-            replace(ordering, principle=other(ordering.principle, PRINCIPLES)),
-            replace(ordering, set_comparison=other(ordering.set_comparison, SET_COMPARISONS)),
-        )
-    )
+    own, principle, comparison = switched(theory, ordering)
     goals = {Literal.parse(claim): status for claim, status in target["goals"].items()}
     witnessed = solve(
         theory.apply(parse_intervention("\n".join(target["witness"]))),
