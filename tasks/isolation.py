@@ -210,21 +210,41 @@ _default_lock = threading.Lock()
 _default_settings: dict = {"workers": 1, "isolation": None}
 
 
-def configure(workers: int = 1, isolation: Isolation | None = None) -> None:
-    """Set up the process's shared scorer: `workers` processes bounded by `isolation`."""
+def configure(
+    workers: int = 1,
+    isolation: Isolation | None = None,
+    *,
+    ray_address: bool | str | None = None,
+    actors: int = 1,
+) -> None:
+    """Set up the process's shared scorer: `workers` processes bounded by `isolation`.
+
+    With `ray_address` (True: `ray.init()`, the cluster RAY_ADDRESS names or a local instance;
+    a string: the cluster at that address; the `ray` extra) the shared scorer is instead a pool
+    of `actors` named Ray actors each holding `workers` such processes
+    (`argc.cluster.RayScorer`): every process of the cluster configured alike shares them."""
     global _default
     if workers < 1:
         raise ValueError(f"workers must be at least 1, not {workers}")
+    if actors < 1:
+        raise ValueError(f"actors must be at least 1, not {actors}")
+    if ray_address is not None and ray_address is not False:
+        from argc.cluster import ray_module
+
+        ray_module()  # Ray must be installed: say so now, not at the first reward
     with _default_lock:
-        _default_settings.update(workers=workers, isolation=isolation)
+        _default_settings.update(
+            workers=workers, isolation=isolation, ray_address=ray_address, actors=actors
+        )
         if _default is not None:
             _default.close()
             _default = None
 
 
 def default_scorer() -> IsolatedScorer:
-    """The process's shared scorer (one worker unless `configure`d), restarted when more task
-    files are loaded so that its workers know every registered task."""
+    """The process's shared scorer (one worker unless `configure`d; a `argc.cluster.RayScorer`,
+    of the same interface, when configured with a Ray address), restarted when more task files
+    are loaded so that its workers know every registered task."""
     global _default
     with _default_lock:
         load = loaded_task_files()
@@ -233,7 +253,14 @@ def default_scorer() -> IsolatedScorer:
         if _default is None or _default.load != load:
             if _default is not None:
                 _default.close()
-            _default = IsolatedScorer(load=load, **_default_settings)
+            settings = dict(_default_settings)
+            ray_address, actors = settings.pop("ray_address", None), settings.pop("actors", 1)
+            if ray_address is None or ray_address is False:
+                _default = IsolatedScorer(load=load, **settings)
+            else:
+                from argc.cluster import RayScorer
+
+                _default = RayScorer(ray_address, actors, load=load, **settings)
         return _default
 
 
