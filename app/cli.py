@@ -9,19 +9,15 @@ traceback) —, 130 on Ctrl-C and 141 when the reader of the output goes away (`
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import re
 import sys
 import traceback
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 
 from argc import __version__
-from argc.bench import cli as bench_cli
-from argc.compiler import cli as engine_cli
 from argc.dsl.errors import ArgcError
-from argc.tasks import cli as tasks_cli
-from argc.tasks import curriculum
-from argc.train import cli as train_cli
 
 EXIT_ERROR, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 2, 130, 141
 
@@ -76,12 +72,47 @@ EXAMPLES = {
 }
 
 
+#: The modules whose `register(commands)` adds each group of commands, in the order of
+#: `argc --help`: each group's commands with the one-line summary their module gives them.
+#: Only the group of the command being run is imported (the engine's commands do not load
+#: the tasks, the benchmark or training); the others appear by name and summary alone.
+GROUPS = {
+    "argc.compiler.cli": {
+        "check": "solve theories and report statuses, extensions and consistency",
+        "query": "run an ASP query over a theory's solved model and print the atoms it shows",
+        "af": "solve abstract argumentation frameworks (ICCMA .apx or .af files)",
+    },
+    "argc.tasks.cli": {
+        "generate": "generate task instances (JSONL)",
+        "score": "score predictions against instances",
+    },
+    "argc.tasks.curriculum": {
+        "curriculum": "measure structural statistics per task and level (Markdown)",
+    },
+    "argc.bench.cli": {
+        "bench": "the frozen benchmark: build, merge shards, audit, diagnose, export; import"
+        " ArgGYM's released taskset",
+        "eval": "run a model on instances and score its answers (JSONL run file)",
+        "report": "tables and plots of evaluation runs",
+    },
+    "argc.train.cli": {
+        "train": "GRPO training from a recipe (TRL)",
+        "sample": "k scored samples per instance",
+        "sample-metrics": "pass@k, SG/CG and heatmaps from samples",
+    },
+}
+
+
 class _Formatter(argparse.RawDescriptionHelpFormatter):
     """Keeps the layout of descriptions and examples; help lines say their default."""
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The whole command line, every help showing defaults and examples."""
+def build_parser(needed: Collection[str] | None = None) -> argparse.ArgumentParser:
+    """The command line, every help showing defaults and examples.
+
+    `needed`: the commands that get their own arguments (their group's module is imported);
+    every other command is there by name and summary only, which is all `argc --help` and a
+    usage error show. None: every command, in full."""
     parser = argparse.ArgumentParser(
         prog="argc",
         description="Compile ASPIC+ theories to ASP, solve them with clingo, and build"
@@ -95,11 +126,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--debug", action="store_true", help="show the traceback of an unexpected error"
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    engine_cli.register(commands)
-    tasks_cli.register(commands)
-    curriculum.register(commands)
-    bench_cli.register(commands)
-    train_cli.register(commands)
+    for module, summaries in GROUPS.items():
+        if needed is None or not needed.isdisjoint(summaries):
+            importlib.import_module(module).register(commands)
+        else:
+            for name, summary in summaries.items():
+                commands.add_parser(name, help=summary)
     for path, command in _commands(parser):
         command.formatter_class = _Formatter
         if path in EXAMPLES:
@@ -135,6 +167,18 @@ def _document_defaults(parser: argparse.ArgumentParser) -> None:
         action.help = f"{help_text} (default: %(default)s)".strip()
 
 
+def command_named(argv: Sequence[str]) -> str | None:
+    """The command an argument list runs: its first positional argument, as argparse reads
+    it (the options before it, `--debug`, `--version` and `-h`, take no value)."""
+    tokens = iter(argv)
+    for token in tokens:
+        if token == "--":
+            return next(tokens, None)
+        if not token.startswith("-") or token == "-":
+            return token
+    return None
+
+
 def literal_arguments(argv: Sequence[str]) -> list[str]:
     """`--explain -a` written as `--explain=-a`, so that argparse reads -a as a value."""
     joined: list[str] = []
@@ -155,8 +199,9 @@ def literal_arguments(argv: Sequence[str]) -> list[str]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `argc` console script; returns the exit code."""
-    parser = build_parser()
-    args = parser.parse_args(literal_arguments(sys.argv[1:] if argv is None else argv))
+    arguments = literal_arguments(sys.argv[1:] if argv is None else argv)
+    parser = build_parser({command_named(arguments)} - {None})
+    args = parser.parse_args(arguments)
     try:
         return args.handler(args)
     except KeyboardInterrupt:

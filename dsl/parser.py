@@ -1,25 +1,24 @@
-"""Parsing `.arg` text into the IR, with errors that point at file:line:col."""
+"""Parsing `.arg` text into the IR, with errors that point at file:line:col.
+
+Two readers give the same directives. A small scanner reads well-formed text directly: it
+matches, at each point of a directive, exactly the tokens the grammar (theory.lark) allows
+there, and needs neither Lark nor a parse table. Anything it does not read to the end (a
+syntax error, an unknown setting, an unusual but valid text) goes to Lark's LALR parser,
+whose errors are the ones reported. Lark is imported and its parser built (or loaded from
+the per-user cache) only then.
+"""
 
 from __future__ import annotations
 
 import os
+import re
 import stat
 import sys
 import time
 from contextvars import ContextVar
 from functools import cache
-from importlib.resources import files
 from pathlib import Path
-
-from lark import Lark, Token, Transformer, v_args
-from lark.exceptions import (
-    UnexpectedCharacters,
-    UnexpectedEOF,
-    UnexpectedInput,
-    UnexpectedToken,
-    VisitError,
-)
-from lark.lexer import PatternStr
+from typing import TYPE_CHECKING
 
 from argc.dsl.errors import InputError, LimitExceeded
 from argc.dsl.ir import (
@@ -39,6 +38,10 @@ from argc.dsl.ir import (
     SemanticsHeader,
     Theory,
 )
+
+if TYPE_CHECKING:
+    from lark import Lark, Token
+    from lark.exceptions import UnexpectedInput
 
 #: Inputs longer than this many characters are refused before parsing.
 MAX_SOURCE_CHARS = 4_000_000
@@ -69,83 +72,292 @@ def _on_name(token: Token) -> Token:
     return token
 
 
+# The scanner ---------------------------------------------------------------------------------
+
+#: What the grammar ignores between any two tokens: whitespace (common.WS) and comments.
+_SKIP = re.compile(r"(?:[ \t\f\r\n]+|%[^\n]*)*")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_WORD = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
+#: The directive keywords after "[" (none is a prefix of another).
+_KEYWORD = re.compile(
+    r"axiom|premise|defeasible|strict|prefer_rule|prefer_premise|contrary|ordering|semantics"
+    r"|query"
+)
+#: Names read between two looks at the deadline.
+_DEADLINE_EVERY = 256
+
+
+class _Unread(Exception):
+    """The scanner stops here: Lark reads the text instead (and reports any error)."""
+
+
+class _Scanner:
+    """Reads the directives of a well-formed text, token by token as the grammar's contextual
+    lexer does: at each point only the tokens the grammar allows there, the longest match,
+    whitespace and comments skipped between any two tokens."""
+
+    def __init__(self, text: str, deadline: float | None) -> None:
+        self.text = text
+        self.deadline = deadline
+        self.names = 0
+        self.at = 0
+        self.line = 1
+        self.line_start = 0  # index of the first character of `line`
+        self.counted = 0  # line breaks are counted up to this index
+
+    def skip(self) -> int:
+        self.at = _SKIP.match(self.text, self.at).end()
+        return self.at
+
+    def token(self, token: str) -> None:
+        if not self.text.startswith(token, self.skip()):
+            raise _Unread
+        self.at += len(token)
+
+    def is_next(self, token: str) -> bool:
+        """Whether `token` comes next (then it is read)."""
+        if self.text.startswith(token, self.skip()):
+            self.at += len(token)
+            return True
+        return False
+
+    def match(self, pattern: re.Pattern) -> str:
+        found = pattern.match(self.text, self.skip())
+        if found is None:
+            raise _Unread
+        self.at = found.end()
+        return found.group()
+
+    def name(self) -> str:
+        """A name, the deadline looked at every `_DEADLINE_EVERY` names."""
+        self.names += 1
+        if (
+            self.deadline is not None
+            and self.names % _DEADLINE_EVERY == 0
+            and time.monotonic() > self.deadline
+        ):
+            raise _OutOfTime
+        return self.match(_NAME)
+
+    def literal(self) -> Literal:
+        negated = self.is_next("-")
+        return Literal(self.name(), negated)
+
+    def body(self, arrow: str) -> tuple[Literal, ...]:
+        """Literals joined by AND up to `arrow` (none: the checker says so)."""
+        if self.is_next(arrow):
+            return ()
+        found = [self.literal()]
+        while self.is_next("AND"):
+            found.append(self.literal())
+        self.token(arrow)
+        return tuple(found)
+
+    def position(self, index: int) -> Position:
+        """Line and column (1-based, as Lark counts them) of `index`, at or after the last
+        position asked for."""
+        text = self.text
+        breaks = text.count("\n", self.counted, index)
+        if breaks:
+            self.line += breaks
+            self.line_start = text.rindex("\n", self.counted, index) + 1
+        self.counted = index
+        return Position(self.line, index - self.line_start + 1)
+
+    def directive(self) -> Directive:
+        """The directive whose "[" is at the current index."""
+        at = self.position(self.at)
+        self.at += 1
+        kind = self.match(_KEYWORD)
+        if kind in ("axiom", "premise"):
+            self.token(":")
+            literal = self.literal()
+            self.token("]")
+            return Axiom(literal, at) if kind == "axiom" else Premise(literal, at)
+        if kind in ("defeasible", "strict"):
+            name = self.name()
+            self.token(":")
+            strict = kind == "strict"
+            body = self.body("->" if strict else "=>")
+            head = self.literal()
+            self.token("]")
+            return Rule(name, body, head, strict=strict, position=at)
+        self.token(":")
+        if kind == "prefer_rule":
+            stronger = self.name()
+            self.token(">")
+            weaker = self.name()
+            self.token("]")
+            return RulePreference(stronger, weaker, at)
+        if kind == "query":
+            literals = [self.literal()]
+            while not self.is_next("]"):
+                self.token(",")
+                literals.append(self.literal())
+            return QueryHeader(tuple(literals), at)
+        if kind == "ordering":
+            words = [self.match(_WORD)]
+            while not self.is_next("]"):
+                words.append(self.match(_WORD))
+            return OrderingHeader(Ordering.parse(" ".join(words)), at)
+        if kind == "semantics":
+            word = self.match(_WORD)
+            self.token("]")
+            if word not in SEMANTICS:
+                raise _Unread
+            return SemanticsHeader(word, at)
+        first = self.literal()
+        self.token(">" if kind == "prefer_premise" else "~>")
+        second = self.literal()
+        self.token("]")
+        if kind == "prefer_premise":
+            return PremisePreference(first, second, at)
+        return Contrary(first, second, at)
+
+    def directives(self) -> list[Directive]:
+        found: list[Directive] = []
+        text, end = self.text, len(self.text)
+        while self.skip() < end:
+            if text[self.at] != "[":
+                raise _Unread
+            found.append(self.directive())
+        return found
+
+
+def _scanned(text: str, deadline: float | None) -> list[Directive] | None:
+    """The directives of `text` read by the scanner; None when Lark must read it."""
+    try:
+        return _Scanner(text, deadline).directives()
+    except (_Unread, ValueError):  # ValueError: an ordering the IR refuses
+        return None
+
+
+# Lark ----------------------------------------------------------------------------------------
+
+
+def _grammar() -> str:
+    from importlib.resources import files
+
+    return files("argc.dsl").joinpath("theory.lark").read_text(encoding="utf-8")
+
+
+def cache_path(grammar: str) -> Path | None:
+    """Where the built parser of `grammar` is kept between runs: a private folder of the
+    user's cache (`$XDG_CACHE_HOME/argc`, else `~/.cache/argc`), one file per grammar, Lark
+    version and Python version. None when there is no such folder that only its owner can
+    write (Lark then builds the parser each time)."""
+    import hashlib
+
+    import lark
+
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    try:
+        root = Path(base) if os.path.isabs(base) else Path.home() / ".cache"
+        folder = root / "argc"
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        info = folder.stat()
+    except (OSError, RuntimeError):  # RuntimeError: no home directory
+        return None
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o022:
+        return None  # a cached parser is a pickle: load it only from the user's own folder
+    digest = hashlib.sha256(grammar.encode("utf-8")).hexdigest()[:16]
+    python = "{}{}".format(*sys.version_info[:2])
+    return folder / f"theory-{digest}-lark{lark.__version__}-py{python}.lark"
+
+
 @cache
-def _parser() -> Lark:
-    grammar = files("argc.dsl").joinpath("theory.lark").read_text(encoding="utf-8")
-    return Lark(
-        grammar, parser="lalr", propagate_positions=True, lexer_callbacks={"NAME": _on_name}
+def _lark() -> tuple[Lark, type]:
+    """Lark's parser of theory.lark (loaded from the cache when it was built before) and the
+    transformer from its trees to directives."""
+    from lark import Lark, Transformer, v_args
+
+    grammar = _grammar()
+    path = cache_path(grammar)
+    # Lark checks the file's own hash of the grammar and options before using it, rebuilds
+    # the parser when the file is missing or unreadable, and skips writing when it cannot.
+    parser = Lark(
+        grammar,
+        parser="lalr",
+        propagate_positions=True,
+        lexer_callbacks={"NAME": _on_name},
+        cache=str(path) if path is not None else False,
     )
+
+    class ToDirectives(Transformer):
+        """Turns the parse tree into typed directives carrying their source positions."""
+
+        def start(self, directives):
+            return list(directives)
+
+        def literal(self, children):
+            return Literal(str(children[-1]), negated=len(children) == 2)
+
+        def body(self, literals):
+            return tuple(literals)
+
+        @v_args(meta=True)
+        def axiom(self, meta, children):
+            return Axiom(children[0], _at(meta))
+
+        @v_args(meta=True)
+        def premise(self, meta, children):
+            return Premise(children[0], _at(meta))
+
+        @v_args(meta=True)
+        def defeasible(self, meta, children):
+            name, body, head = children
+            return Rule(str(name), body, head, strict=False, position=_at(meta))
+
+        @v_args(meta=True)
+        def strict(self, meta, children):
+            name, body, head = children
+            return Rule(str(name), body, head, strict=True, position=_at(meta))
+
+        @v_args(meta=True)
+        def prefer_rule(self, meta, children):
+            stronger, weaker = children
+            return RulePreference(str(stronger), str(weaker), _at(meta))
+
+        @v_args(meta=True)
+        def prefer_premise(self, meta, children):
+            stronger, weaker = children
+            return PremisePreference(stronger, weaker, _at(meta))
+
+        @v_args(meta=True)
+        def contrary(self, meta, children):
+            attacker, attacked = children
+            return Contrary(attacker, attacked, _at(meta))
+
+        @v_args(meta=True)
+        def ordering(self, meta, words):
+            try:
+                ordering = Ordering.parse(" ".join(str(word) for word in words))
+            except ValueError as error:
+                raise _SettingError(str(error), words[0]) from None
+            return OrderingHeader(ordering, _at(meta))
+
+        @v_args(meta=True)
+        def semantics(self, meta, children):
+            (word,) = children
+            if str(word) not in SEMANTICS:
+                raise _SettingError(
+                    f"unknown semantics '{word}'; expected one of: {', '.join(SEMANTICS)}", word
+                )
+            return SemanticsHeader(str(word), _at(meta))
+
+        @v_args(meta=True)
+        def query(self, meta, literals):
+            return QueryHeader(tuple(literals), _at(meta))
+
+    return parser, ToDirectives
+
+
+def _parser() -> Lark:
+    return _lark()[0]
 
 
 def _at(meta) -> Position:
     return Position(meta.line, meta.column)
-
-
-class _ToDirectives(Transformer):
-    """Turns the parse tree into typed directives carrying their source positions."""
-
-    def start(self, directives):
-        return list(directives)
-
-    def literal(self, children):
-        return Literal(str(children[-1]), negated=len(children) == 2)
-
-    def body(self, literals):
-        return tuple(literals)
-
-    @v_args(meta=True)
-    def axiom(self, meta, children):
-        return Axiom(children[0], _at(meta))
-
-    @v_args(meta=True)
-    def premise(self, meta, children):
-        return Premise(children[0], _at(meta))
-
-    @v_args(meta=True)
-    def defeasible(self, meta, children):
-        name, body, head = children
-        return Rule(str(name), body, head, strict=False, position=_at(meta))
-
-    @v_args(meta=True)
-    def strict(self, meta, children):
-        name, body, head = children
-        return Rule(str(name), body, head, strict=True, position=_at(meta))
-
-    @v_args(meta=True)
-    def prefer_rule(self, meta, children):
-        stronger, weaker = children
-        return RulePreference(str(stronger), str(weaker), _at(meta))
-
-    @v_args(meta=True)
-    def prefer_premise(self, meta, children):
-        stronger, weaker = children
-        return PremisePreference(stronger, weaker, _at(meta))
-
-    @v_args(meta=True)
-    def contrary(self, meta, children):
-        attacker, attacked = children
-        return Contrary(attacker, attacked, _at(meta))
-
-    @v_args(meta=True)
-    def ordering(self, meta, words):
-        try:
-            ordering = Ordering.parse(" ".join(str(word) for word in words))
-        except ValueError as error:
-            raise _SettingError(str(error), words[0]) from None
-        return OrderingHeader(ordering, _at(meta))
-
-    @v_args(meta=True)
-    def semantics(self, meta, children):
-        (word,) = children
-        if str(word) not in SEMANTICS:
-            raise _SettingError(
-                f"unknown semantics '{word}'; expected one of: {', '.join(SEMANTICS)}", word
-            )
-        return SemanticsHeader(str(word), _at(meta))
-
-    @v_args(meta=True)
-    def query(self, meta, literals):
-        return QueryHeader(tuple(literals), _at(meta))
 
 
 class _SettingError(Exception):
@@ -155,6 +367,8 @@ class _SettingError(Exception):
 
 
 def _describe(terminal: str) -> str:
+    from lark.lexer import PatternStr
+
     if terminal in _FRIENDLY_TERMINALS:
         return _FRIENDLY_TERMINALS[terminal]
     try:
@@ -165,6 +379,8 @@ def _describe(terminal: str) -> str:
 
 
 def _syntax_error(error: UnexpectedInput, filename: str, lines: list[str]) -> InputError:
+    from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedToken
+
     accepted = getattr(error, "accepts", None) or getattr(error, "expected", None) or ()
     expected = sorted({_describe(name) for name in accepted})
     if isinstance(error, UnexpectedCharacters):
@@ -207,11 +423,25 @@ def parse_directives(
             filename=filename,
         )
     text = text.removeprefix("\ufeff")
+    try:
+        scanned = _scanned(text, deadline)
+    except _OutOfTime:
+        raise LimitExceeded(f"{filename}: time limit exceeded while parsing") from None
+    if scanned is not None:
+        return scanned
+    return _lark_directives(text, filename, deadline)
+
+
+def _lark_directives(text: str, filename: str, deadline: float | None) -> list[Directive]:
+    """The directives of `text` as Lark reads them, or its error."""
+    from lark.exceptions import UnexpectedInput, VisitError
+
+    parser, transformer = _lark()
     lines = text.split("\n")
     token = _deadline.set(deadline)
     try:
-        tree = _parser().parse(text)
-        return _ToDirectives().transform(tree)
+        tree = parser.parse(text)
+        return transformer().transform(tree)
     except _OutOfTime:
         raise LimitExceeded(f"{filename}: time limit exceeded while parsing") from None
     except UnexpectedInput as error:
