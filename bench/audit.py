@@ -28,6 +28,8 @@ import multiprocessing
 import os
 import sys
 from collections import Counter, defaultdict
+from collections.abc import Iterator
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,6 +39,7 @@ from tqdm import tqdm
 from argc.bench import arggym
 from argc.bench.build import FILES, ROW_ORDER, parquet_records
 from argc.bench.manifest import read_manifest, verify, write_atomic
+from argc.cluster import RaySetting, add_ray_option, connect, ray_module
 from argc.compiler import LimitExceeded, solve
 from argc.dsl.errors import ArgcError
 from argc.dsl.ir import ORDERINGS, Ordering, Theory
@@ -123,8 +126,10 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def audit(directory: Path, workers: int) -> AuditReport:
-    """Run every check over a benchmark directory (ArgcError when it is not one)."""
+def audit(directory: Path, workers: int, ray: RaySetting | None = None) -> AuditReport:
+    """Run every check over a benchmark directory (ArgcError when it is not one); the rows are
+    audited in `workers` local processes, or as Ray tasks when `ray` is given (True or a
+    cluster address), with the same report as the result."""
     manifest = read_manifest(directory)
     if "shard" in manifest:
         raise ArgcError(f"{directory}: a shard, not a benchmark (merge the shards first)")
@@ -137,7 +142,7 @@ def audit(directory: Path, workers: int) -> AuditReport:
     checks = {name: Check(name) for name in CHECKS if name != skipped}
     checks["manifest"] = _check_files(directory, manifest, lines, released)
     report = AuditReport(directory, len(lines), checks)
-    results = _audit_rows(lines, workers, released)
+    results = _audit_rows(lines, workers, released, ray)
     counts = Counter(result["id"] for result in results)
     for result in results:
         if counts[result["id"]] > 1:
@@ -189,23 +194,43 @@ def _check_files(
     return check
 
 
-def _audit_rows(lines: list[str], workers: int, released: bool) -> list[dict[str, Any]]:
-    """Every row's checks in a pool of worker processes, largest theories first."""
+def _audit_rows(
+    lines: list[str], workers: int, released: bool, ray: RaySetting | None = None
+) -> list[dict[str, Any]]:
+    """Every row's checks in a pool of worker processes (or as Ray tasks), largest theories
+    first."""
     jobs = sorted(
         ((index, line, released) for index, line in enumerate(lines)),
         key=lambda job: -_size(job[1]),
     )
     results: list[dict[str, Any]] = [{}] * len(lines)
-    context = multiprocessing.get_context("spawn")
-    processes = max(1, min(workers, len(jobs)))
+    if ray is not None:
+        connect(ray)  # before the progress bar: starting Ray takes seconds
     with (
-        context.Pool(processes, maxtasksperchild=ROWS_PER_WORKER) as pool,
+        closing(_job_results(jobs, workers, ray)) as found,
         tqdm(total=len(jobs), desc="rows", unit="row") as progress,
     ):
-        for index, result in pool.imap_unordered(_audit_job, jobs):
+        for index, result in found:
             results[index] = result
             progress.update()
     return results
+
+
+def _job_results(
+    jobs: list[tuple[int, str, bool]], workers: int, ray: RaySetting | None
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """`_audit_job` over `jobs`, as they finish."""
+    if ray is not None:
+        from argc.cluster import run_tasks
+
+        with closing(run_tasks(_audit_job, jobs, ray, max_calls=ROWS_PER_WORKER)) as results:
+            for _, result in results:
+                yield result
+        return
+    context = multiprocessing.get_context("spawn")
+    processes = max(1, min(workers, len(jobs)))
+    with context.Pool(processes, maxtasksperchild=ROWS_PER_WORKER) as pool:
+        yield from pool.imap_unordered(_audit_job, jobs)
 
 
 def _size(line: str) -> int:
@@ -372,6 +397,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     check.add_argument("directory", type=Path, metavar="DIR")
     check.add_argument("--workers", type=positive_int, default=os.cpu_count() or 1, metavar="N")
     check.add_argument("--out", type=Path, metavar="REPORT.md")
+    add_ray_option(check, "the rows' checks")
 
 
 def _audit_command(args: argparse.Namespace) -> int:
@@ -380,7 +406,9 @@ def _audit_command(args: argparse.Namespace) -> int:
             raise ArgcError("--workers must be at least 1")
         if importlib.util.find_spec("py_arg") is None:
             raise ArgcError("the audit recomputes rows with PyArg: pip install 'argc[bench]'")
-        report = audit(args.directory, args.workers)
+        if args.ray is not None:
+            ray_module()  # Ray must be installed
+        report = audit(args.directory, args.workers, args.ray)
     except ArgcError as error:
         print(f"argc bench audit: {error}", file=sys.stderr)
         return EXIT_INPUT_ERROR

@@ -24,7 +24,8 @@ import multiprocessing
 import os
 import sys
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import closing
 from dataclasses import dataclass, fields
 from importlib.metadata import version
 from pathlib import Path
@@ -33,6 +34,7 @@ from typing import Any
 from tqdm import tqdm
 
 from argc.bench.manifest import canonical_json, read_manifest, verify, write_manifest
+from argc.cluster import RaySetting, add_ray_option, connect, ray_module
 from argc.dsl.errors import ArgcError
 from argc.dsl.ir import ORDERINGS, Ordering
 from argc.files import write_output as write_atomic
@@ -187,8 +189,11 @@ def _read_cell(directory: Path, cell: Cell) -> dict[str, Any] | None:
     return found
 
 
-def _build_cells(out: Path, cells: Sequence[Cell], workers: int) -> None:
-    """Build the cells not yet in `out/cells`, writing each as it completes."""
+def _build_cells(
+    out: Path, cells: Sequence[Cell], workers: int, ray: RaySetting | None = None
+) -> None:
+    """Build the cells not yet in `out/cells`, writing each as it completes: in a local process
+    pool, or as Ray tasks (`ray`: True or a cluster address, `argc.cluster`)."""
     (out / CELLS).mkdir(parents=True, exist_ok=True)
     todo = [cell for cell in cells if _read_cell(out, cell) is None]
     # The highest levels take longest: start them first so that no worker finishes alone.
@@ -196,15 +201,48 @@ def _build_cells(out: Path, cells: Sequence[Cell], workers: int) -> None:
     if not todo:
         return
     by_key = {cell.key: cell for cell in todo}
-    context = multiprocessing.get_context("spawn")
-    processes = max(1, min(workers, len(todo)))
+    if ray is not None:
+        connect(ray)  # before the progress bar: starting Ray takes seconds
     with (
-        context.Pool(processes, maxtasksperchild=CELLS_PER_WORKER) as pool,
+        closing(_cell_results(todo, workers, ray)) as results,
         tqdm(total=len(todo), desc="cells", unit="cell") as progress,
     ):
-        for result in pool.imap_unordered(build_cell, todo):
-            write_atomic(out / CELLS / by_key[result["cell"]].filename, canonical_json(result))
+        for result in results:
+            _write_cell(out, by_key[result["cell"]], result)
             progress.update()
+
+
+def _cell_results(
+    todo: Sequence[Cell], workers: int, ray: RaySetting | None
+) -> Iterator[dict[str, Any]]:
+    """The results of `build_cell` over `todo`, as they finish."""
+    if ray is not None:
+        from argc.cluster import run_tasks
+
+        with closing(run_tasks(build_cell, todo, ray, max_calls=CELLS_PER_WORKER)) as results:
+            for _, result in results:
+                yield result
+        return
+    context = multiprocessing.get_context("spawn")
+    processes = max(1, min(workers, len(todo)))
+    with context.Pool(processes, maxtasksperchild=CELLS_PER_WORKER) as pool:
+        yield from pool.imap_unordered(build_cell, todo)
+
+
+def _write_cell(out: Path, cell: Cell, result: dict[str, Any]) -> None:
+    """Write a finished cell; refuse one built with other settings (another argc version on a
+    node of a cluster), which a rerun would not accept."""
+    if result["settings"] != _cell_settings():
+        differing = sorted(
+            key
+            for key in result["settings"].keys() | _cell_settings().keys()
+            if result["settings"].get(key) != _cell_settings().get(key)
+        )
+        raise ArgcError(
+            f"cell {cell.key} was built with other settings ({', '.join(differing)}) than this"
+            " machine's: every node must run the same argc"
+        )
+    write_atomic(out / CELLS / cell.filename, canonical_json(result))
 
 
 def parquet_bytes(records: list[dict[str, Any]]) -> bytes:
@@ -279,19 +317,22 @@ def build(
     *,
     tasks: Sequence[str] | None = None,
     levels: Sequence[int] | None = None,
+    ray: RaySetting | None = None,
 ) -> None:
-    """Build the benchmark (or one shard of it) into `out`, resuming from its cell files."""
+    """Build the benchmark (or one shard of it) into `out`, resuming from its cell files; the
+    cells are built in `workers` local processes, or as Ray tasks when `ray` is given (True or
+    a cluster address), with the same files as the result."""
     cells = select_cells(tasks, levels)
     header = settings(cells)
     if shard is None:
-        _build_cells(out, cells, workers)
+        _build_cells(out, cells, workers, ray)
         _assemble(out, cells, header)
         return
     index, count = shard
     if not 0 <= index < count:
         raise ArgcError(f"shard {index}/{count}: need 0 <= i < n")
     mine = cells[index::count]
-    _build_cells(out, mine, workers)
+    _build_cells(out, mine, workers, ray)
     shard_header = {
         **header,
         "shard": {"index": index, "count": count},
@@ -363,6 +404,10 @@ def register(commands: argparse._SubParsersAction) -> None:
     make.add_argument("--workers", type=positive_int, default=os.cpu_count() or 1, metavar="N")
     make.add_argument("--shard", metavar="i/n")
     make.add_argument("--tasks", nargs="+", metavar="T", help="only these tasks (default: all)")
+    make.add_argument(
+        "--levels", nargs="+", type=int, metavar="L", help="only these levels (default: all)"
+    )
+    add_ray_option(make, "the cells")
     join = commands.add_parser(
         "merge",
         help="merge benchmark shards",
@@ -377,7 +422,9 @@ def _build_command(args: argparse.Namespace) -> int:
     def run() -> None:
         shard = parse_shard(args.shard) if args.shard else None
         _pyarrow()  # fail before building when the output cannot be written
-        build(args.out, args.workers, shard, tasks=args.tasks)
+        if args.ray is not None:
+            ray_module()  # Ray must be installed
+        build(args.out, args.workers, shard, tasks=args.tasks, levels=args.levels, ray=args.ray)
 
     return _reporting("build", run, args.out)
 

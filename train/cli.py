@@ -33,7 +33,13 @@ def register(commands: argparse._SubParsersAction) -> None:
             parser.set_defaults(handler=_missing(module))
             continue
         getattr(module, adder)(parser)
-        parser.set_defaults(handler=_guarded(getattr(module, runner)))
+        run = _guarded(getattr(module, runner))
+        if name == "train":
+            from argc.cluster import add_ray_option
+
+            add_ray_option(parser, "the dataset's generation")
+            run = _on_ray(run)
+        parser.set_defaults(handler=run)
 
 
 def _load(name: str) -> ModuleType | ModuleNotFoundError:
@@ -53,6 +59,27 @@ def _guarded(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Nam
             return _missing(error)(args)
 
     return guarded
+
+
+def _on_ray(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """The command, generating its dataset as Ray tasks when `--ray` is given."""
+
+    def on_ray(args: argparse.Namespace) -> int:
+        if args.ray is None:
+            return run(args)
+        from argc.cluster import ray_module
+        from argc.dsl.errors import ArgcError
+        from argc.train.data import generating_on
+
+        try:
+            ray_module()
+        except ArgcError as error:
+            print(f"argc {args.command}: {error}", file=sys.stderr)
+            return EXIT_MISSING
+        with generating_on(args.ray):
+            return run(args)
+
+    return on_ray
 
 
 def _missing(error: ModuleNotFoundError):

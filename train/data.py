@@ -1,6 +1,7 @@
 """Fresh-instance datasets for training: the slots of a plan generated in a pool of worker
-processes and laid out as TRL's columns, in plan order. The output depends only on the slots
-and the prompt settings, not on the number of workers.
+processes (or as Ray tasks on a cluster, `argc.cluster`) and laid out as TRL's columns, in plan
+order. The output depends only on the slots and the prompt settings, not on the number of
+workers nor on where they ran.
 
 Columns: `prompt` (the text, or chat messages: an optional system message and the user's),
 `instance` (`Instance.to_json()`, read back by the rewards), and `id`, `task`, `level`,
@@ -11,19 +12,21 @@ from __future__ import annotations
 
 import json
 import multiprocessing
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import closing, contextmanager
 from typing import Any
 
 from tqdm import tqdm
 
 from argc.bench.build import BENCHMARK_SEED_BASE
+from argc.cluster import RaySetting
 from argc.dsl.ir import Ordering
 from argc.tasks import GenerationFailed, Instance, generate
 from argc.train.recipes import RETRY_STRIDE, Recipe, Slot, plan
 
 #: Replacement seeds tried after a slot's own seed fails to generate.
 MAX_RETRIES = 8
-#: Slots handed to a worker at a time.
+#: Slots handed to a worker at a time (a local pool's chunk, a Ray task's shard).
 CHUNK = 4
 #: Chunks a worker process generates before it is replaced (recycles clingo's symbol memory).
 CHUNKS_PER_WORKER = 50
@@ -47,6 +50,26 @@ def generate_slot(slot: Slot) -> Instance:
 
 def _generate_json(slot: Slot) -> str:
     return generate_slot(slot).to_json()
+
+
+def _generate_shard(slots: Sequence[Slot]) -> list[str]:
+    """The instances of consecutive slots (one Ray task)."""
+    return [_generate_json(slot) for slot in slots]
+
+
+#: Where `build_dataset` generates when not told: None (local processes) or a Ray setting.
+_RAY: list[RaySetting | None] = [None]
+
+
+@contextmanager
+def generating_on(ray: RaySetting | None) -> Iterator[None]:
+    """Within the block, `build_dataset` generates as Ray tasks (`ray`: True or a cluster
+    address; None: in local processes) unless told otherwise; `argc train --ray` uses it."""
+    before, _RAY[0] = _RAY[0], ray
+    try:
+        yield
+    finally:
+        _RAY[0] = before
 
 
 def prompt_of(text: str, prompt_format: str, system: str | None) -> str | list[dict[str, str]]:
@@ -75,14 +98,17 @@ def instances_dataset(
     prompt_format: str = "chat",
     system: str | None = None,
     workers: int = 1,
+    ray: RaySetting | None = None,
 ):
     """A `datasets.Dataset` with one row per slot, in order; `workers` > 1 generates in that
-    many processes."""
+    many processes, `ray` (True or a cluster address) as Ray tasks of CHUNK slots each."""
     from datasets import Dataset
 
     processes = max(1, min(workers, len(slots)))
     progress = {"total": len(slots), "desc": "instances", "unit": "instance", "disable": None}
-    if processes == 1:
+    if ray is not None:
+        records = _generate_on_ray(slots, ray, progress)
+    elif processes == 1:
         records = [_generate_json(slot) for slot in tqdm(slots, **progress)]
     else:
         context = multiprocessing.get_context("spawn")
@@ -95,6 +121,24 @@ def instances_dataset(
     return Dataset.from_list(rows)
 
 
-def build_dataset(recipe: Recipe, workers: int = 1):
-    """The dataset of a recipe, in plan order."""
-    return instances_dataset(plan(recipe), recipe.prompt_format, recipe.system, workers)
+def _generate_on_ray(slots: Sequence[Slot], ray: RaySetting, progress: dict[str, Any]) -> list[str]:
+    """The instances of `slots`, in order, generated as Ray tasks of CHUNK slots."""
+    from argc.cluster import connect, run_tasks
+
+    connect(ray)  # before the progress bar: starting Ray takes seconds
+    shards = [slots[start : start + CHUNK] for start in range(0, len(slots), CHUNK)]
+    found: list[list[str] | None] = [None] * len(shards)
+    tasks = run_tasks(_generate_shard, shards, ray, max_calls=CHUNKS_PER_WORKER)
+    with closing(tasks) as results, tqdm(**progress) as bar:
+        for index, records in results:
+            found[index] = records
+            bar.update(len(records))
+    return [record for records in found for record in records]
+
+
+def build_dataset(recipe: Recipe, workers: int = 1, ray: RaySetting | None = None):
+    """The dataset of a recipe, in plan order: generated in `workers` local processes, or as
+    Ray tasks when `ray` is given (True or a cluster address; by default the setting of
+    `generating_on`), with the same rows either way."""
+    ray = _RAY[0] if ray is None else ray
+    return instances_dataset(plan(recipe), recipe.prompt_format, recipe.system, workers, ray)
