@@ -2,7 +2,7 @@
 
 from argc.compiler.control import LimitExceeded, Limits
 from argc.compiler.solution import Acceptance, Argument, Attack, Solution
-from argc.compiler.solve import QueryResult, query, solve
+from argc.compiler.solve import QueryResult, query, solve, solve_many
 
 __all__ = [
     "Acceptance",
@@ -14,4 +14,5 @@ __all__ = [
     "Solution",
     "query",
     "solve",
+    "solve_many",
 ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Protocol
 
 from argc.dsl.ir import Literal, Ordering, Theory
 
@@ -66,6 +67,46 @@ class Accepting:
         return Acceptance(item in self.credulous, item in self.skeptical)
 
 
+class SolutionSource(Protocol):
+    """Where a Solution's parts come from: read from a solved model when first asked."""
+
+    def arguments(self) -> dict[str, Argument]: ...
+    def direct_attacks(self) -> tuple[Attack, ...]: ...
+    def defeats(self) -> tuple[tuple[str, str], ...]: ...
+    def grounded(self) -> frozenset[str]: ...
+    def statuses(self) -> dict[Literal, str]: ...
+    def extensions(self) -> tuple[frozenset[str], ...]: ...
+    def credulous(self) -> frozenset[Literal]: ...
+    def skeptical(self) -> frozenset[Literal]: ...
+    def consistent(self) -> bool: ...
+
+
+#: The parts of a Solution its source gives.
+SOURCED = (
+    "arguments",
+    "direct_attacks",
+    "defeats",
+    "grounded",
+    "statuses",
+    "extensions",
+    "credulous",
+    "skeptical",
+    "consistent",
+)
+
+
+@dataclass(frozen=True)
+class _Values:
+    """A source that has every part already (a pickled Solution's)."""
+
+    values: dict
+
+    def __getattr__(self, name: str):
+        if name in SOURCED:
+            return lambda: self.values[name]
+        raise AttributeError(name)
+
+
 @dataclass(frozen=True, eq=False)
 class Solution(Accepting):
     """A theory solved under an ordering and a semantics.
@@ -74,23 +115,65 @@ class Solution(Accepting):
     extensions of `semantics` (empty when none exists), the first `Limits.extensions` found
     when `more_extensions`; `credulous` and `skeptical` are the claims accepted over every
     extension. `direct_attacks` are the attacks on the attacked sub-argument itself;
-    `attacks` adds every argument containing it.
+    `attacks` adds every argument containing it. Each part is read from the solved model
+    the first time it is asked for.
     """
 
     theory: Theory
     ordering: Ordering
     semantics: str
-    arguments: dict[str, Argument]
-    direct_attacks: tuple[Attack, ...]
-    defeats: tuple[tuple[str, str], ...]
-    grounded: frozenset[str]
-    statuses: dict[Literal, str]
-    extensions: tuple[frozenset[str], ...]
     more_extensions: bool
-    credulous: frozenset[Literal]
-    skeptical: frozenset[Literal]
-    consistent: bool
+    source: SolutionSource = field(repr=False)
     timings: dict[str, float] = field(default_factory=dict, compare=False, repr=False)
+
+    @cached_property
+    def arguments(self) -> dict[str, Argument]:
+        return self.source.arguments()
+
+    @cached_property
+    def direct_attacks(self) -> tuple[Attack, ...]:
+        return self.source.direct_attacks()
+
+    @cached_property
+    def defeats(self) -> tuple[tuple[str, str], ...]:
+        return self.source.defeats()
+
+    @cached_property
+    def grounded(self) -> frozenset[str]:
+        return self.source.grounded()
+
+    @cached_property
+    def statuses(self) -> dict[Literal, str]:
+        return self.source.statuses()
+
+    @cached_property
+    def extensions(self) -> tuple[frozenset[str], ...]:
+        return self.source.extensions()
+
+    @cached_property
+    def credulous(self) -> frozenset[Literal]:
+        return self.source.credulous()
+
+    @cached_property
+    def skeptical(self) -> frozenset[Literal]:
+        return self.source.skeptical()
+
+    @cached_property
+    def consistent(self) -> bool:
+        return self.source.consistent()
+
+    def __getstate__(self) -> dict:
+        """Every part read, and the solved model left behind (it does not pickle)."""
+        state = {name: getattr(self, name) for name in SOURCED}
+        state.update(
+            theory=self.theory,
+            ordering=self.ordering,
+            semantics=self.semantics,
+            more_extensions=self.more_extensions,
+            source=_Values({name: state[name] for name in SOURCED}),
+            timings=self.timings,
+        )
+        return state
 
     @cached_property
     def attacks(self) -> tuple[Attack, ...]:

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import clingo
 
-from argc.compiler.control import Limits, Session, check_program
+from argc.compiler.batch import BatchSession, tagged_facts
+from argc.compiler.control import Budget, LimitExceeded, Limits, Session, check_program
 from argc.compiler.encodings import SEMANTICS_ENCODINGS, program_encodings
 from argc.compiler.facts import literal_term, theory_facts
 from argc.compiler.reasoning import MAXIMAL_SETS, Outcome, Question, Verdicts, reason
@@ -24,12 +27,31 @@ def _list_items(symbol: clingo.Symbol) -> list[clingo.Symbol]:
     return items
 
 
+class _SessionView:
+    """A single-theory Session read as rows: the arguments of each atom of a predicate."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.budget = session.budget
+
+    def rows(self, name: str, arity: int) -> list[Sequence[clingo.Symbol]]:
+        return [symbol.arguments for symbol in self.session.atoms(name, arity)]
+
+
+class _Model(Protocol):
+    """One theory's ground model: its atoms' arguments by predicate, and its Budget."""
+
+    budget: Budget
+
+    def rows(self, name: str, arity: int) -> list[Sequence[clingo.Symbol]]: ...
+
+
 class _Reader:
     """Turns ground atoms into typed values, with as few calls into clingo as possible.
     Arguments are numbers in the ground program; `names` maps them to canonical names."""
 
-    def __init__(self, session: Session, theory: Theory) -> None:
-        self.session = session
+    def __init__(self, model: _Model, theory: Theory) -> None:
+        self.model = model
         self.heads = {rule.name: rule.head for rule in theory.rules}
         self.literals = {literal_term(literal): literal for literal in theory.claims()}
         self.names: dict[clingo.Symbol, str] = {}
@@ -40,7 +62,7 @@ class _Reader:
     def arguments(self, numbers: list[clingo.Symbol]) -> dict[str, Argument]:
         """Arguments by canonical name. The budget numbered each structure after its
         sub-arguments, so one pass in numbering order names every sub-argument first."""
-        budget, names, found = self.session.budget, self.names, {}
+        budget, names, found = self.model.budget, self.names, {}
         built = set(numbers)
         for structure in budget.structures:
             number = budget.numbers[structure]
@@ -59,17 +81,13 @@ class _Reader:
 
     def pairs(self, predicate: str) -> list[tuple[str, str]]:
         names = self.names
-        return sorted(
-            (names[a], names[b])
-            for a, b in (symbol.arguments for symbol in self.session.atoms(predicate, 2))
-        )
+        return sorted((names[a], names[b]) for a, b in self.model.rows(predicate, 2))
 
     def direct_attacks(self) -> list[Attack]:
         names = self.names
         succeeded = set(self.pairs("defeats_on"))
         attacks = []
-        for symbol in self.session.atoms("attacks_on", 3):
-            a, b, kind = symbol.arguments
+        for a, b, kind in self.model.rows("attacks_on", 3):
             attacker, on = names[a], names[b]
             attacks.append(Attack(attacker, on, on, kind.name, (attacker, on) in succeeded))
         return sorted(attacks, key=lambda x: (x.attacker, x.on, x.kind))
@@ -77,8 +95,7 @@ class _Reader:
     def claim_question(self) -> Question:
         """Acceptance asked of each claim, held by the arguments concluding it."""
         support: dict[clingo.Symbol, list[clingo.Symbol]] = defaultdict(list)
-        for symbol in self.session.atoms("conc", 2):
-            argument, literal = symbol.arguments
+        for argument, literal in self.model.rows("conc", 2):
             support[literal].append(argument)
         return Question("concluded", {item: tuple(found) for item, found in support.items()})
 
@@ -88,18 +105,100 @@ class _Reader:
     def statuses(self) -> dict[Literal, str]:
         found = {}
         for status in STATUSES:
-            for symbol in self.session.atoms(status, 1):
-                found[self.literal(symbol.arguments[0])] = status
+            for (symbol,) in self.model.rows(status, 1):
+                found[self.literal(symbol)] = status
         return dict(sorted(found.items(), key=lambda item: str(item[0])))
+
+    def firsts(self, predicate: str) -> frozenset[clingo.Symbol]:
+        """The first arguments of a unary predicate's atoms."""
+        return frozenset(row[0] for row in self.model.rows(predicate, 1))
+
+
+def _settings(
+    theory: Theory, ordering: Ordering | None, semantics: str | None
+) -> tuple[Ordering, str]:
+    """The ordering and semantics to solve under: given, else the theory's header, else
+    last-link elitist and grounded."""
+    ordering = ordering or theory.ordering or Ordering()
+    semantics = semantics or theory.semantics or "grounded"
+    if semantics not in SEMANTICS_ENCODINGS:
+        raise ValueError(f"unknown semantics {semantics!r}")
+    return ordering, semantics
+
+
+class _ModelSource:
+    """A Solution's parts, read from one theory's ground model when first asked (the model,
+    and so its clingo Control, lives as long as the Solution)."""
+
+    def __init__(self, reader: _Reader, outcome: Outcome | None) -> None:
+        self.reader = reader
+        self.outcome = outcome
+        self._names: dict[clingo.Symbol, str] | None = None
+        self._arguments: dict[str, Argument] | None = None
+
+    def arguments(self) -> dict[str, Argument]:
+        if self._arguments is None:
+            numbers = [number for (number,) in self.reader.model.rows("arg", 1)]
+            self._arguments = self.reader.arguments(numbers)
+        return self._arguments
+
+    @property
+    def names(self) -> dict[clingo.Symbol, str]:
+        self.arguments()
+        return self.reader.names
+
+    def direct_attacks(self) -> tuple[Attack, ...]:
+        self.arguments()
+        return tuple(self.reader.direct_attacks())
+
+    def defeats(self) -> tuple[tuple[str, str], ...]:
+        self.arguments()
+        return tuple(self.reader.pairs("defeat"))
+
+    def grounded(self) -> frozenset[str]:
+        names = self.names
+        return frozenset(names[number] for number in self.reader.firsts("grounded_in"))
+
+    def statuses(self) -> dict[Literal, str]:
+        return self.reader.statuses()
+
+    def _outcome(self) -> Outcome:
+        """Extensions and acceptance; for grounded semantics, read from the model: a claim
+        is accepted either way iff concluded in the grounded extension."""
+        if self.outcome is None:
+            justified = self.reader.firsts("justified")
+            grounded = self.reader.firsts("grounded_in")
+            self.outcome = Outcome((grounded,), False, Verdicts(justified, justified))
+        return self.outcome
+
+    def extensions(self) -> tuple[frozenset[str], ...]:
+        names = self.names
+        found = {frozenset(names[a] for a in extension) for extension in self._outcome().extensions}
+        return tuple(sorted(found, key=sorted))
+
+    def credulous(self) -> frozenset[Literal]:
+        return self.reader.claims(self._outcome().verdicts.credulous)
+
+    def skeptical(self) -> frozenset[Literal]:
+        return self.reader.claims(self._outcome().verdicts.skeptical)
+
+    def consistent(self) -> bool:
+        return not self.reader.model.rows("inconsistent", 0)
+
+
+def _solution(
+    reader: _Reader, theory: Theory, ordering: Ordering, semantics: str, outcome: Outcome | None
+) -> Solution:
+    """The Solution of a theory's ground model; `outcome` (extensions and acceptance) is read
+    from the model when None, as it is for grounded semantics."""
+    more = outcome.more if outcome is not None else False
+    return Solution(theory, ordering, semantics, more, _ModelSource(reader, outcome))
 
 
 def _solve(
     theory: Theory, ordering: Ordering | None, semantics: str | None, limits: Limits | None
 ) -> tuple[Session, _Reader, Solution]:
-    ordering = ordering or theory.ordering or Ordering()
-    semantics = semantics or theory.semantics or "grounded"
-    if semantics not in SEMANTICS_ENCODINGS:
-        raise ValueError(f"unknown semantics {semantics!r}")
+    ordering, semantics = _settings(theory, ordering, semantics)
     started = time.perf_counter()
     limits = limits or Limits()
     session = Session(limits, maximal_sets=semantics in MAXIMAL_SETS)
@@ -112,35 +211,12 @@ def _solve(
     session.ground([("base", theory_facts(theory) + shows)])
     grounded_at = time.perf_counter()
 
-    reader = _Reader(session, theory)
-    numbers = [symbol.arguments[0] for symbol in session.atoms("arg", 1)]
-    arguments = reader.arguments(numbers)
-    grounded = frozenset(symbol.arguments[0] for symbol in session.atoms("grounded_in", 1))
-    if semantics == "grounded":  # accepted either way: concluded in the grounded extension
-        justified = frozenset(symbol.arguments[0] for symbol in session.atoms("justified", 1))
-        outcome = Outcome((grounded,), False, Verdicts(justified, justified))
-    else:
+    reader = _Reader(_SessionView(session), theory)
+    outcome = None
+    if semantics != "grounded":
+        numbers = [number for (number,) in reader.model.rows("arg", 1)]
         outcome = reason(session, semantics, numbers, reader.claim_question(), limits.extensions)
-    solution = Solution(
-        theory=theory,
-        ordering=ordering,
-        semantics=semantics,
-        arguments=arguments,
-        direct_attacks=tuple(reader.direct_attacks()),
-        defeats=tuple(reader.pairs("defeat")),
-        grounded=frozenset(reader.names[number] for number in grounded),
-        statuses=reader.statuses(),
-        extensions=tuple(
-            sorted(
-                {frozenset(reader.names[a] for a in found) for found in outcome.extensions},
-                key=sorted,
-            )
-        ),
-        more_extensions=outcome.more,
-        credulous=reader.claims(outcome.verdicts.credulous),
-        skeptical=reader.claims(outcome.verdicts.skeptical),
-        consistent=not session.atoms("inconsistent", 0),
-    )
+    solution = _solution(reader, theory, ordering, semantics, outcome)
     solution.timings.update(ground=grounded_at - started, total=time.perf_counter() - started)
     return session, reader, solution
 
@@ -158,6 +234,92 @@ def solve(
     Raises LimitExceeded when the time, argument or extension limit is hit.
     """
     return _solve(theory, ordering, semantics, limits)[2]
+
+
+#: Theories grounded together by `solve_many` (larger batches save little more).
+BATCH_SIZE = 32
+
+
+def solve_many(
+    theories: Sequence[Theory],
+    *,
+    ordering: Ordering | None = None,
+    semantics: str | None = None,
+    limits: Limits | None = None,
+    batch_size: int = BATCH_SIZE,
+) -> list[Solution | LimitExceeded]:
+    """Solve many theories, grounding them in batches (one clingo program per batch, with
+    the theory as a first argument of every atom) where they share an ordering and the
+    grounded semantics; other semantics are solved one theory at a time.
+
+    Each theory gets its own limits, counted separately while the batch grounds: a theory
+    that exceeds them is solved again alone (and fails alone, its LimitExceeded in its
+    place in the result), and the rest of the batch is grounded without it. The Solutions
+    are equal to those `solve` returns.
+    """
+    if batch_size < 1:
+        raise ValueError("the batch size must be at least 1")
+    limits = limits or Limits()
+    results: list[Solution | LimitExceeded | None] = [None] * len(theories)
+    groups: dict[Ordering, list[int]] = defaultdict(list)
+    for index, theory in enumerate(theories):
+        chosen_ordering, chosen_semantics = _settings(theory, ordering, semantics)
+        if chosen_semantics == "grounded":
+            groups[chosen_ordering].append(index)
+        else:
+            results[index] = _alone(theory, chosen_ordering, chosen_semantics, limits)
+    for chosen_ordering, indices in groups.items():
+        for start in range(0, len(indices), batch_size):
+            batch = indices[start : start + batch_size]
+            found = _solve_batch([theories[i] for i in batch], chosen_ordering, limits)
+            for index, result in zip(batch, found, strict=True):
+                results[index] = result
+    return results  # type: ignore[return-value]
+
+
+def _alone(
+    theory: Theory, ordering: Ordering, semantics: str, limits: Limits
+) -> Solution | LimitExceeded:
+    try:
+        return solve(theory, ordering=ordering, semantics=semantics, limits=limits)
+    except LimitExceeded as exceeded:
+        return exceeded
+
+
+def _solve_batch(
+    theories: list[Theory], ordering: Ordering, limits: Limits
+) -> list[Solution | LimitExceeded]:
+    """Grounded Solutions of theories sharing an ordering, grounded in one program; on a
+    limit, the theory that hit it is solved alone and the others batched again (all alone
+    when the batch as a whole ran out of time or memory)."""
+    if len(theories) == 1:
+        return [_alone(theories[0], ordering, "grounded", limits)]
+    started = time.perf_counter()
+    session = BatchSession(limits, len(theories))
+    session.load(program_encodings(ordering, "grounded"))
+    facts = "".join(tagged_facts(theory_facts(theory), k) for k, theory in enumerate(theories))
+    try:
+        session.ground([("base", facts)])
+    except LimitExceeded:
+        culprit = session.budget.culprit
+        if culprit is None:
+            return [_alone(theory, ordering, "grounded", limits) for theory in theories]
+        others = theories[:culprit] + theories[culprit + 1 :]
+        rest = _solve_batch(others, ordering, limits)
+        return [
+            *rest[:culprit],
+            _alone(theories[culprit], ordering, "grounded", limits),
+            *rest[culprit:],
+        ]
+    grounded_at = time.perf_counter()
+    solutions: list[Solution | LimitExceeded] = []
+    for k, theory in enumerate(theories):
+        reader = _Reader(session.view(k), theory)
+        solution = _solution(reader, theory, ordering, "grounded", None)
+        share = (grounded_at - started) / len(theories)
+        solution.timings.update(ground=share, total=share)
+        solutions.append(solution)
+    return solutions
 
 
 @dataclass(frozen=True)
@@ -186,6 +348,7 @@ def query(
     """
     check_program(program)
     session, reader, solution = _solve(theory, ordering, "grounded", limits)
+    solution.arguments  # noqa: B018 - numbers the arguments' names
     names = "".join(f'argument_name({number},"{name}").\n' for number, name in reader.names.items())
     session.ground([("query", names), ("query", program)])
     session.control.configuration.solve.models = 1
