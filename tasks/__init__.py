@@ -25,6 +25,7 @@ from argc.tasks.framework import (
     get_task,
     register,
     score,
+    score_group,
 )
 
 __all__ = [
@@ -38,4 +39,5 @@ __all__ = [
     "get_task",
     "register",
     "score",
+    "score_group",
 ]

@@ -10,6 +10,7 @@ import json
 import random
 from abc import ABC, abstractmethod
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, is_dataclass
 from functools import cached_property
 from importlib.resources import files
@@ -156,6 +157,11 @@ class Task(ABC):
     def score_answer(self, instance: Instance, answer: str) -> Score:
         """Score the text of the last <answer> region against the instance's target."""
 
+    def score_answers(self, instance: Instance, answers: Sequence[str]) -> list[Score]:
+        """Scores of several answers to one instance (a GRPO group). Tasks whose scorer
+        solves a theory per answer override this to solve them together."""
+        return [self.score_answer(instance, answer) for answer in answers]
+
     def parameters(self, level: int) -> dict[str, Any]:
         """The curriculum parameters of a level (documented in docs/curriculum.md)."""
         return {}
@@ -278,12 +284,38 @@ def generate(task_name: str, level: int, ordering: Ordering, seed: int) -> Insta
 
 def score(instance: Instance, response: str) -> Score:
     """Score an untrusted response: never raises; a response without <answer> scores 0."""
-    answer = answer_region(response)
-    if answer is None:
-        return Score(0.0, False, "no <answer>...</answer> region")
+    return score_group(instance, [response])[0]
+
+
+def score_group(instance: Instance, responses: Sequence[str]) -> list[Score]:
+    """Score several untrusted responses to one instance at once (the task solves their
+    theories together where it can): never raises; a response without <answer> scores 0,
+    and an answer that breaks the group's scoring is scored alone."""
+    scores: list[Score | None] = [None] * len(responses)
+    answers: list[tuple[int, str]] = []
+    for index, response in enumerate(responses):
+        answer = answer_region(response)
+        if answer is None:
+            scores[index] = Score(0.0, False, "no <answer>...</answer> region")
+        else:
+            answers.append((index, answer))
+    found = _guarded(instance, [answer for _, answer in answers])
+    if found is None:  # the group failed as a whole: each answer alone, failing alone
+        found = [_guarded(instance, [answer])[0] for _, answer in answers]
+    for (index, _), result in zip(answers, found, strict=True):
+        scores[index] = result
+    return scores  # type: ignore[return-value]
+
+
+def _guarded(instance: Instance, answers: list[str]) -> list[Score] | None:
+    """The task's scores of the answers; one failure's Score for a single answer, None when
+    a group of several fails."""
+    if not answers:
+        return []
     try:
-        return get_task(instance.task).score_answer(instance, answer)
+        return get_task(instance.task).score_answers(instance, answers)
     except ArgcError as error:
-        return Score(0.0, False, f"unscorable: {error}")
+        failure = Score(0.0, False, f"unscorable: {error}")
     except Exception as error:  # noqa: BLE001 - a scorer must never raise on model output
-        return Score(0.0, False, f"scorer error: {type(error).__name__}: {error}")
+        failure = Score(0.0, False, f"scorer error: {type(error).__name__}: {error}")
+    return [failure] if len(answers) == 1 else None

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from argc.compiler import LimitExceeded, Limits, QueryResult, Solution, solve
+from argc.compiler import LimitExceeded, Limits, QueryResult, Solution, solve_many
 from argc.compiler.facts import literal_term
 from argc.compiler.intervention import Minimum, fewest_additions
 from argc.dsl.errors import ArgcError
@@ -593,6 +593,9 @@ class InterventionTask(Task):
     def score_answer(self, instance: Instance, answer: str) -> Score:
         return score_intervention(instance, answer)
 
+    def score_answers(self, instance: Instance, answers: Sequence[str]) -> list[Score]:
+        return score_interventions(instance, answers)
+
 
 def objective(target: dict[str, Any]) -> str:
     """What the intervention must achieve: each goal with its status before."""
@@ -629,28 +632,64 @@ _RULES_OF_THE_GAME = (
 
 
 def score_intervention(instance: Instance, answer: str) -> Score:
+    """ArgGYM's execution-based scorer (Appendix B) of one answer: see `score_interventions`."""
+    return score_interventions(instance, [answer])[0]
+
+
+@dataclass(frozen=True)
+class _Executable:
+    """A readable answer of acceptable size: the theory it makes, to be solved."""
+
+    theory: Theory
+    size: int
+    note: str
+
+
+def score_interventions(instance: Instance, answers: Sequence[str]) -> list[Score]:
     """ArgGYM's execution-based scorer (Appendix B). Success: 0.5 + 0.5·min(1, m/n). A
     consistent failure: 0.25 × the average progress over the goals. Zero for unreadable
-    answers, answers of more than 2m directives, and inconsistent results."""
-    target = instance.target
+    answers, answers of more than 2m directives, and inconsistent results. The theories the
+    answers make are solved together (identical ones once), each within the scoring limits."""
+    prepared = [_executable(instance, answer) for answer in answers]
+    theories = list(dict.fromkeys(p.theory for p in prepared if isinstance(p, _Executable)))
+    solved = dict(
+        zip(
+            theories,
+            solve_many(theories, ordering=instance.strength, limits=SCORING_LIMITS),
+            strict=True,
+        )
+    )
+    return [
+        _executed(instance, p, solved[p.theory]) if isinstance(p, _Executable) else p
+        for p in prepared
+    ]
+
+
+def _executable(instance: Instance, answer: str) -> Score | _Executable:
+    """The theory an answer makes, or its Score when it scores zero without solving."""
     if len(answer) > MAX_ANSWER_CHARS:
         return Score(0.0, False, f"answer longer than {MAX_ANSWER_CHARS:,} characters")
     try:
         directives = parse_intervention(answer, "<answer>")
     except ArgcError as error:
         return Score(0.0, False, f"unreadable directive: {error}")
-    n, m = len(directives), target["min_directives"]
+    n, m = len(directives), instance.target["min_directives"]
     if n == 0:
         return Score(0.0, False, "no directives")
     if n > 2 * m:
         return Score(0.0, False, f"{n} directives: more than twice the minimum {m}")
     base = instance.parsed_theory
-    legal, rejected = legal_part(directives, base, target["language"])
+    legal, rejected = legal_part(directives, base, instance.target["language"])
     note = f"; rejected {len(rejected)}: {'; '.join(rejected)}" if rejected else ""
-    try:
-        solution = solve(base.apply(legal), ordering=instance.strength, limits=SCORING_LIMITS)
-    except ArgcError as error:
-        return Score(0.0, False, f"cannot execute the intervention: {error}{note}")
+    return _Executable(base.apply(legal), n, note)
+
+
+def _executed(instance: Instance, answer: _Executable, solution: Solution | ArgcError) -> Score:
+    """The score of an executed answer from its solution (or the limit it hit)."""
+    target, note, n = instance.target, answer.note, answer.size
+    m = target["min_directives"]
+    if isinstance(solution, ArgcError):
+        return Score(0.0, False, f"cannot execute the intervention: {solution}{note}")
     if not solution.consistent:
         return Score(0.0, False, f"the resulting theory is inconsistent{note}")
     goals = {Literal.parse(claim): status for claim, status in target["goals"].items()}
