@@ -13,7 +13,6 @@ import importlib
 import os
 import re
 import sys
-import traceback
 from collections.abc import Collection, Iterator, Sequence
 
 from argc import __version__
@@ -216,6 +215,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"argc {args.command}: out of memory", file=sys.stderr)
     except Exception as error:  # noqa: BLE001 - the contract: one line, exit 2
         if args.debug:
+            import traceback
+
             traceback.print_exc()
         else:
             print(

@@ -1,4 +1,9 @@
-"""The engine's commands: `argc check`, `argc query` and `argc af`."""
+"""The engine's commands: `argc check`, `argc query` and `argc af`.
+
+What only some runs need is imported when they need it: writing an export file
+(`argc.files`) and abstract frameworks (`argc.dsl.iccma`, `argc.compiler.frameworks`) for
+`argc af`.
+"""
 
 from __future__ import annotations
 
@@ -9,9 +14,9 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from argc.compiler.control import LimitExceeded, Limits, ProgramError
-from argc.compiler.frameworks import solve_framework
 from argc.compiler.graph import EXPORT_FORMATS, export
 from argc.compiler.guard import Watchdog, memory_cap
 from argc.compiler.report import (
@@ -24,7 +29,6 @@ from argc.compiler.report import (
 from argc.compiler.solution import Solution
 from argc.compiler.solve import query, solve
 from argc.dsl.errors import InputError
-from argc.dsl.iccma import FORMATS, Framework, read_framework
 from argc.dsl.ir import (
     PRINCIPLES,
     READINGS,
@@ -36,11 +40,17 @@ from argc.dsl.ir import (
 )
 from argc.dsl.lint import theory_warnings
 from argc.dsl.parser import read_text, read_theory, source_name
-from argc.files import STDOUT, OutputError, write_output
 from argc.options import positive_int, seconds
+
+if TYPE_CHECKING:
+    from argc.dsl.iccma import Framework
 
 EXIT_OK, EXIT_INCONSISTENT, EXIT_INPUT_ERROR = 0, 1, 2
 EXIT_UNSATISFIABLE = 1
+#: The output path that means standard output (`argc.files.STDOUT`).
+STDOUT = "-"
+#: The framework formats `argc af` reads (`argc.dsl.iccma.FORMATS`).
+AF_FORMATS = ("apx", "af")
 
 
 def _literal(text: str) -> Literal:
@@ -127,7 +137,7 @@ def _register_af(commands: argparse._SubParsersAction) -> None:
     solve_af.add_argument("--semantics", choices=SEMANTICS, default="grounded")
     solve_af.add_argument(
         "--format",
-        choices=FORMATS,
+        choices=AF_FORMATS,
         help="the files' format (default: each file's suffix; needed for '-', standard input)",
     )
     solve_af.add_argument("--json", action="store_true", help="one JSON object per file per line")
@@ -266,6 +276,8 @@ def _present(solution: Solution, path: str, args: argparse.Namespace) -> int:
     """Write the export asked for, print the report (unless the export took standard
     output), and return the file's exit code."""
     if args.export:
+        from argc.files import OutputError, write_output
+
         try:
             write_output(args.out, export(solution, args.export))
         except OutputError as error:
@@ -329,6 +341,9 @@ def _queries(args: argparse.Namespace, framework: Framework, path: str) -> list[
 
 
 def _af_file(file: str, args: argparse.Namespace, watchdog: Watchdog) -> int:
+    from argc.compiler.frameworks import solve_framework
+    from argc.dsl.iccma import read_framework
+
     path = source_name(file)
     limits = _clock(_limits(args), watchdog, path, args.json)
     try:

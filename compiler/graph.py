@@ -4,9 +4,11 @@ Graphviz picture, and the abstract framework (arguments and defeats) in the ICCM
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import TYPE_CHECKING
 
-from argc.compiler.solution import Argument, Attack, Solution
-from argc.dsl.iccma import Framework, to_af, to_apx
+if TYPE_CHECKING:
+    from argc.compiler.solution import Argument, Attack, Solution
+    from argc.dsl.iccma import Framework
 
 #: The framework formats `export` writes.
 EXPORT_FORMATS = ("dot", "apx", "af")
@@ -115,6 +117,8 @@ def framework(solution: Solution) -> tuple[Framework, list[str]]:
     """The abstract framework the semantics run on: the arguments, named a1, a2, ... in the
     sorted order of their canonical names, and the defeats; and the canonical names in
     that order."""
+    from argc.dsl.iccma import Framework
+
     names = sorted(solution.arguments)
     ids = {name: f"a{index}" for index, name in enumerate(names, 1)}
     defeats = tuple((ids[attacker], ids[attacked]) for attacker, attacked in solution.defeats)
@@ -124,6 +128,8 @@ def framework(solution: Solution) -> tuple[Framework, list[str]]:
 def export(solution: Solution, form: str) -> str:
     """The solution's graph as text in `form`: `dot`, `apx` or `af`. The ICCMA formats start
     with a legend of comments, `a3 = r1(a)` in `.apx` and `3 = r1(a)` in `.af`."""
+    from argc.dsl.iccma import to_af, to_apx
+
     if form == "dot":
         return to_dot(solution)
     found, names = framework(solution)

@@ -4,12 +4,15 @@ the same for an abstract framework solved by `argc af`."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from argc.compiler.explain import explain
-from argc.compiler.frameworks import FrameworkSolution
 from argc.compiler.graph import argument_lines, attack_lines, graph_record
-from argc.compiler.solution import Accepting, Solution
-from argc.dsl.ir import Literal
+
+if TYPE_CHECKING:
+    from argc.compiler.frameworks import FrameworkSolution
+    from argc.compiler.solution import Accepting, Solution
+    from argc.dsl.ir import Literal
 
 #: Extensions listed in the human summary before "... and N more".
 SHOWN_EXTENSIONS = 20
