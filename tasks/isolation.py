@@ -4,7 +4,10 @@ wall-clock deadline (scoring it 0 with the reason) and starts a fresh one when n
 
 The engine's limits (tasks' SCORING_LIMITS) stop almost every hostile answer inside the worker
 within its time limit; the deadline and the memory cap hold whatever gets past them. Workers
-speak JSON lines over pipes: `{"instance": record, "response": text}` in, a score out.
+speak JSON lines over pipes: `{"instance": record, "responses": [text, ...]}` in, the scores
+out. The responses to one instance (a GRPO group) go to a worker together, which solves their
+theories in one batch; a group that breaks its worker is scored again one answer at a time,
+so that only the answer at fault scores 0.
 
     scorer = IsolatedScorer(workers=2)
     scorer.score(instance, response)           # Score(native, success, reason)
@@ -63,22 +66,35 @@ class ScoringWorker:
 
     def score(self, instance: Instance, response: str) -> Score:
         """The worker's score, or 0 with the reason when it does not answer in time."""
+        return self.score_group(instance, [response])[0]
+
+    def score_group(self, instance: Instance, responses: Sequence[str]) -> list[Score]:
+        """The worker's scores of responses to one instance, or 0 for each with the reason
+        when it does not answer in time (the deadline grows with the group: its batch may be
+        solved again one theory at a time)."""
         if self.process is None or self.scored >= self.isolation.recycle_after:
             self.close()
             try:
                 self._start()
             except _Broken as error:
-                self.close()
-                return Score(0.0, False, f"scorer error: cannot start a scoring worker: {error}")
-        request = {"instance": instance.record(), "response": response}
+                failure = Score(0.0, False, f"scorer error: cannot start a scoring worker: {error}")
+                return [failure] * len(responses)
+        request = {"instance": instance.record(), "responses": list(responses)}
+        seconds = self.isolation.seconds * (1 if len(responses) == 1 else len(responses) + 1)
         try:
             self._send(request)
-            reply = self._receive(self.isolation.seconds)
-        except _Broken as error:
+            reply = self._receive(seconds)
+            if "error" in reply:  # the request was refused, the worker is fine
+                return [_from_reply(reply["error"])] * len(responses)
+            scores = [_from_reply(item) for item in reply["scores"]]
+            if len(scores) != len(responses):
+                raise _Broken("scorer error: the worker's reply has the wrong number of scores")
+        except (_Broken, KeyError, TypeError) as error:
             self.close()
-            return Score(0.0, False, str(error))
-        self.scored += 1
-        return _from_reply(reply)
+            reason = str(error) if isinstance(error, _Broken) else "scorer error: bad reply"
+            return [Score(0.0, False, reason)] * len(responses)
+        self.scored += len(responses)
+        return scores
 
     def close(self) -> None:
         """Stop the worker (killed: it holds nothing worth saving)."""
@@ -181,18 +197,42 @@ class IsolatedScorer:
             self._idle.put(worker)
 
     def score(self, instance: Instance, response: str) -> Score:
+        return self.score_group(instance, [response])[0]
+
+    def score_group(self, instance: Instance, responses: Sequence[str]) -> list[Score]:
+        """Scores of responses to one instance, solved together by one worker; when the
+        group breaks its worker (past the deadline, out of memory), each response is scored
+        again alone."""
         worker = self._idle.get()
         try:
-            return worker.score(instance, response)
+            scores = worker.score_group(instance, responses)
+            broke = worker.process is None
         finally:
             self._idle.put(worker)
+        if len(responses) > 1 and broke:
+            return [self.score(instance, response) for response in responses]
+        return scores
 
     def score_many(self, pairs: Sequence[tuple[Instance, str]]) -> list[Score]:
-        """Scores in the order of `pairs`, computed by all workers at once."""
-        if self.workers == 1 or len(pairs) < 2:
-            return [self.score(instance, response) for instance, response in pairs]
-        with ThreadPoolExecutor(self.workers) as pool:
-            return list(pool.map(lambda pair: self.score(*pair), pairs))
+        """Scores in the order of `pairs`: the responses to one instance as a group, the
+        groups computed by all workers at once."""
+        groups: dict[str, list[int]] = {}
+        for index, (instance, _) in enumerate(pairs):
+            groups.setdefault(instance.to_json(), []).append(index)
+
+        def scored(indices: list[int]) -> list[Score]:
+            return self.score_group(pairs[indices[0]][0], [pairs[i][1] for i in indices])
+
+        if self.workers == 1 or len(groups) < 2:
+            found = [scored(indices) for indices in groups.values()]
+        else:
+            with ThreadPoolExecutor(self.workers) as pool:
+                found = list(pool.map(scored, groups.values()))
+        scores: list[Score | None] = [None] * len(pairs)
+        for indices, group in zip(groups.values(), found, strict=True):
+            for index, result in zip(indices, group, strict=True):
+                scores[index] = result
+        return scores  # type: ignore[return-value]
 
     def close(self) -> None:
         for worker in self._all:
@@ -284,7 +324,7 @@ def _serve(arguments: Sequence[str]) -> int:
     import argparse
 
     from argc.compiler.guard import cap_memory
-    from argc.tasks import score
+    from argc.tasks import score_group
     from argc.tasks.framework import load_tasks
 
     parser = argparse.ArgumentParser(prog="python -m argc.tasks.isolation")
@@ -307,10 +347,13 @@ def _serve(arguments: Sequence[str]) -> int:
     for line in sys.stdin:
         try:
             request = json.loads(line)
-            result = score(Instance.from_record(request["instance"]), request["response"])
+            responses = [str(response) for response in request["responses"]]
+            results = score_group(Instance.from_record(request["instance"]), responses)
+            reply = {"scores": [_to_reply(result) for result in results]}
         except Exception as error:  # noqa: BLE001 - a malformed request scores 0
             result = Score(0.0, False, f"scorer error: {type(error).__name__}: {error}")
-        out.write(json.dumps(_to_reply(result)) + "\n")
+            reply = {"error": _to_reply(result)}
+        out.write(json.dumps(reply) + "\n")
         out.flush()
     return 0
 

@@ -6,13 +6,14 @@ CI runs a reduced count; the full count is `ARGC_ORACLE_THEORIES=2000 pytest -m 
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 
 import pytest
 from brute_force import extensions as brute_force_extensions
 from oracle import oracle
 from random_theories import random_theory
 
-from argc.compiler import LimitExceeded, Limits, solve
+from argc.compiler import LimitExceeded, Limits, solve, solve_many
 from argc.dsl.ir import ORDERINGS, SEMANTICS, Ordering, Theory
 
 THEORIES = int(os.environ.get("ARGC_ORACLE_THEORIES", "400"))
@@ -45,15 +46,24 @@ def _solve_small(theory: Theory, ordering: Ordering):
 @pytest.mark.oracle
 @pytest.mark.parametrize("start", range(0, THEORIES, BLOCK))
 def test_structure_and_grounded_agree_with_pyarg(start: int) -> None:
+    """The batched path (`solve_many`, the block's theories grounded together, one ordering
+    per batch) against PyArg, and against `solve` one theory at a time."""
+    seeds = range(start, min(start + BLOCK, THEORIES))
+    theories = [replace(_theory(seed), ordering=ORDERINGS[seed % 4]) for seed in seeds]
+    limits = Limits(arguments=ORACLE_MAX_ARGUMENTS)
+    batched = solve_many(theories, limits=limits)
     skipped = 0
-    for seed in range(start, min(start + BLOCK, THEORIES)):
-        theory, ordering = _theory(seed), ORDERINGS[seed % 4]
-        solution = _solve_small(theory, ordering)
-        if solution is None:
+    for seed, theory, solution in zip(seeds, theories, batched, strict=True):
+        ordering = ORDERINGS[seed % 4]
+        single = _solve_small(theory, ordering)
+        if single is None:
+            assert isinstance(solution, LimitExceeded), seed
             skipped += 1
             continue
-        expected = oracle(theory, ordering)
         context = _context(seed, ordering, theory)
+        for part in ("arguments", "direct_attacks", "defeats", "grounded", "statuses"):
+            assert getattr(solution, part) == getattr(single, part), f"{part}, {context}"
+        expected = oracle(theory, ordering)
         conclusions = {name: str(arg.conclusion) for name, arg in solution.arguments.items()}
         assert conclusions == expected.arguments, context
         assert set(solution.defeats) == expected.defeats, context

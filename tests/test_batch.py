@@ -1,0 +1,129 @@
+"""Batched solving (`solve_many`): the same Solutions as `solve`, limits per theory, a theory
+that explodes failing alone, and the parts of a Solution read lazily (and pickled whole)."""
+
+from __future__ import annotations
+
+import pickle
+import time
+from dataclasses import replace
+
+import pytest
+from random_theories import random_theory
+from test_limits import rebut_storm, wide_theory
+
+from argc.compiler import LimitExceeded, Limits, solve, solve_many
+from argc.compiler.batch import BatchSession, tagged_encoding, tagged_facts
+from argc.compiler.control import Budget
+from argc.compiler.encodings import program_encodings
+from argc.compiler.facts import theory_facts
+from argc.compiler.solution import SOURCED
+from argc.compiler.solve import _solve
+from argc.dsl.ir import ORDERINGS, Ordering
+from argc.dsl.parser import parse_theory
+
+PARTS = (*SOURCED, "more_extensions")
+
+
+def _same(left, right, context: str = "") -> None:
+    for part in PARTS:
+        assert getattr(left, part) == getattr(right, part), f"{part} {context}"
+
+
+@pytest.mark.parametrize("batch_size", [1, 3, 32])
+def test_batches_give_the_solutions_of_single_solves(batch_size):
+    theories = [random_theory(seed, scale=2 if seed % 5 == 4 else 1) for seed in range(40)]
+    for index, ordering in enumerate(ORDERINGS):  # some theories choose their own ordering
+        theories[index] = replace(theories[index], ordering=ordering)
+    found = solve_many(theories, batch_size=batch_size)
+    for seed, (theory, solution) in enumerate(zip(theories, found, strict=True)):
+        _same(solution, solve(theory), f"seed {seed}")
+        assert solution.ordering == (theory.ordering or Ordering())
+
+
+def test_an_ordering_given_to_every_theory_overrides_their_headers():
+    ordering = Ordering("weakest-link", "democratic")
+    theories = [replace(random_theory(seed), ordering=ORDERINGS[seed % 4]) for seed in range(8)]
+    for theory, solution in zip(theories, solve_many(theories, ordering=ordering), strict=True):
+        assert solution.ordering == ordering
+        _same(solution, solve(theory, ordering=ordering))
+
+
+@pytest.mark.parametrize("semantics", ["preferred", "stable", "complete"])
+def test_other_semantics_are_solved_one_at_a_time_with_the_same_results(semantics):
+    theories = [random_theory(seed) for seed in range(6)]
+    for theory, solution in zip(theories, solve_many(theories, semantics=semantics), strict=True):
+        _same(solution, solve(theory, semantics=semantics))
+
+
+def test_each_theory_is_counted_against_its_own_limits():
+    """The batch numbers and counts every theory's arguments and instantiations separately,
+    exactly as a Session of its own does."""
+    theories = [random_theory(seed, scale=2) for seed in range(12)]
+    session = BatchSession(Limits(), len(theories))
+    session.load(program_encodings(Ordering(), "grounded"))
+    facts = "".join(tagged_facts(theory_facts(t), k) for k, t in enumerate(theories))
+    session.ground([("base", facts)])
+    for theory, budget in zip(theories, session.budget.budgets, strict=True):
+        alone: Budget = _solve(theory, None, None, None)[0].budget
+        assert budget.structures == alone.structures
+        assert budget.sub_arguments == alone.sub_arguments
+        assert budget.instantiations == alone.instantiations
+        assert budget.attacks == alone.attacks
+
+
+def test_a_theory_past_its_limits_fails_alone():
+    small = [random_theory(seed) for seed in range(5)]
+    storm, wide = parse_theory(rebut_storm(10)), parse_theory(wide_theory())
+    limits = Limits(attacks=50_000, instantiations=10_000)
+    theories = [small[0], storm, small[1], small[2], wide, small[3], small[4]]
+    started = time.monotonic()
+    found = solve_many(theories, limits=limits)
+    assert time.monotonic() - started < 10
+    assert isinstance(found[1], LimitExceeded) and "50,000 attacks" in str(found[1])
+    assert isinstance(found[4], LimitExceeded) and "10,000 partial rule" in str(found[4])
+    for index in (0, 2, 3, 5, 6):
+        _same(found[index], solve(theories[index], limits=limits), f"theory {index}")
+
+
+def test_a_batch_out_of_time_solves_each_theory_alone():
+    """The wide theory runs the whole batch out of time: the others are solved again alone
+    (each within the limit of its own), and it fails alone."""
+    small = [random_theory(seed) for seed in range(3)]
+    theories = [small[0], parse_theory(wide_theory()), small[1], small[2]]
+    limits = Limits(seconds=1, instantiations=10**9)
+    started = time.monotonic()
+    found = solve_many(theories, limits=limits)
+    assert time.monotonic() - started < 1 + 1 + 1 + 3  # the batch, then the wide theory alone
+    assert isinstance(found[1], LimitExceeded) and "time limit of 1 s" in str(found[1])
+    for index in (0, 2, 3):
+        _same(found[index], solve(theories[index]), f"theory {index}")
+
+
+def test_the_batch_size_must_be_positive():
+    with pytest.raises(ValueError, match="batch size"):
+        solve_many([random_theory(0)], batch_size=0)
+
+
+def test_a_solution_pickles_whole_after_its_model_is_gone():
+    solution = solve_many([random_theory(3), random_theory(4)])[0]
+    copy = pickle.loads(pickle.dumps(solution))
+    _same(copy, solve(random_theory(3)))
+    assert copy.theory == solution.theory
+
+
+def test_parts_are_read_only_when_asked():
+    solution = solve(random_theory(7))
+    assert "arguments" not in vars(solution)
+    assert solution.statuses
+    assert "arguments" not in vars(solution)  # statuses need no argument names
+    assert solution.grounded <= set(solution.arguments)
+
+
+def test_every_atom_of_the_encodings_carries_the_theory():
+    rendered = "\n".join(str(statement) for statement in tagged_encoding("arguments"))
+    assert "built(ArgcTheory,S,@argument(ArgcTheory,S,C,N))" in rendered
+    assert tagged_facts('rule("r1", pos("a")).\nquery(neg("b")).\n', 4).splitlines() == [
+        "theory_id(4).",
+        'rule(4,"r1", pos("a")).',
+        'query(4,neg("b")).',
+    ]

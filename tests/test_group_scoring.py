@@ -1,0 +1,87 @@
+"""Group scoring (the G completions of one GRPO prompt): the same scores as one answer at a
+time, identical answers solved once, and a group that breaks its worker scored again answer by
+answer so that only the answer at fault scores 0."""
+
+from __future__ import annotations
+
+import random
+import time
+
+import pytest
+from test_limits import misbehaving  # noqa: F401 - a fixture
+
+from argc.dsl.ir import ORDERINGS
+from argc.tasks import generate, score, score_group
+from argc.tasks.isolation import IsolatedScorer, Isolation
+
+CONSTRUCTIVE = ("counter_argument", "preference_construction", "defence", "attack")
+
+
+def responses_for(instance, rng: random.Random) -> list[str]:
+    """A GRPO-like group: the reference (twice), near misses, over-long and unreadable
+    answers, a foreign directive, an empty answer and no answer region at all."""
+    lines = instance.reference.splitlines()
+    over_long = lines * (2 * instance.target["min_directives"] + 1)
+    answers = [
+        instance.reference,
+        instance.reference,
+        "\n".join(lines[:-1]),
+        "\n".join(reversed(lines)),
+        "\n".join(over_long),
+        "this is not a directive",
+        "[axiom: something_new]",
+        "",
+    ]
+    group = [f"<answer>{answer}</answer>" for answer in answers] + ["no region at all"]
+    rng.shuffle(group)
+    return group
+
+
+@pytest.mark.parametrize("task", CONSTRUCTIVE)
+@pytest.mark.parametrize("level", [2, 9, 14])
+def test_a_group_scores_as_its_answers_one_by_one(task, level):
+    rng = random.Random(f"{task}-{level}")
+    for ordering in ORDERINGS[::3]:
+        instance = generate(task, level, ordering, 7)
+        group = responses_for(instance, rng)
+        scores = score_group(instance, group)
+        assert scores == [score(instance, response) for response in group]
+        assert any(result.success for result in scores)  # the reference
+
+
+@pytest.mark.parametrize("task", ["status_query", "formalization", "semantics_query"])
+def test_other_tasks_score_groups_answer_by_answer(task):
+    instance = generate(task, 3, ORDERINGS[0], 1)
+    group = [f"<answer>{instance.reference}</answer>", "<answer>nonsense</answer>", "none"]
+    assert score_group(instance, group) == [score(instance, response) for response in group]
+
+
+def test_the_pool_scores_groups_of_several_instances_in_order():
+    instances = [generate("counter_argument", level, ORDERINGS[1], 3) for level in (3, 8)]
+    rng = random.Random(0)
+    pairs = [
+        (instance, response) for instance in instances for response in responses_for(instance, rng)
+    ]
+    rng.shuffle(pairs)
+    with IsolatedScorer(workers=2) as pool:
+        assert pool.score_many(pairs) == [score(*pair) for pair in pairs]
+
+
+def test_a_group_that_kills_its_worker_is_scored_again_answer_by_answer(misbehaving):  # noqa: F811
+    path, instance = misbehaving
+    group = ["<answer>fine</answer>", "<answer>die</answer>", "<answer>fine</answer>"]
+    with IsolatedScorer(load=[str(path)]) as pool:
+        scores = pool.score_many([(instance, response) for response in group])
+    assert [result.reason for result in scores[::2]] == ["scored", "scored"]
+    assert "died (exit code 3)" in scores[1].reason
+
+
+def test_a_group_past_the_deadline_fails_only_where_the_answer_loops(misbehaving):  # noqa: F811
+    path, instance = misbehaving
+    group = ["<answer>loop</answer>", "<answer>fine</answer>"]
+    with IsolatedScorer(isolation=Isolation(seconds=1.0), load=[str(path)]) as pool:
+        started = time.monotonic()
+        scores = pool.score_many([(instance, response) for response in group])
+        assert time.monotonic() - started < 1 * 3 + 1 + 3  # the group, then the loop alone
+    assert "stopped after more than 1 s" in scores[0].reason
+    assert scores[1].reason == "scored"
