@@ -1,0 +1,364 @@
+"""Start-up of the `argc` command: what the engine's commands import, the command line built
+for one command group at a time, the `.arg` scanner against Lark, and the per-user cache of
+Lark's parser."""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from random_theories import random_theory
+
+from argc import cli
+from argc.compiler import cli as engine_cli
+from argc.dsl import parser as parser_module
+from argc.dsl.errors import InputError
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = sorted((ROOT / "examples").glob("*.arg"))
+TWEETY = ROOT / "examples" / "modgil_prakken_tweety.arg"
+
+#: Modules the engine's commands must not import: the other command groups, their
+#: dependencies, and Lark (the scanner reads well-formed theories without it).
+HEAVY = (
+    "argc.tasks",
+    "argc.bench",
+    "argc.train",
+    "argc.cluster",
+    "tqdm",
+    "numpy",
+    "torch",
+    "transformers",
+    "datasets",
+    "pyarrow",
+    "matplotlib",
+    "py_arg",
+    "ray",
+    "lark",
+)
+
+_PROBE = """\
+import json, sys
+from argc.cli import main
+code = main(sys.argv[1:])
+print("\\nexit", code, json.dumps(sorted(sys.modules)))
+"""
+
+
+def modules_after(*arguments: str, env: dict | None = None) -> tuple[int, set[str]]:
+    """The exit code of `argc ARGUMENTS` run in a fresh interpreter, and every module it
+    had imported when it ended."""
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE, *arguments],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        check=False,
+    )
+    last = done.stdout.splitlines()[-1].split(" ", 2)
+    assert last[0] == "exit", done.stderr
+    return int(last[1]), set(json.loads(last[2]))
+
+
+def heavy(modules: set[str]) -> list[str]:
+    return sorted(
+        name for name in modules if any(name == h or name.startswith(h + ".") for h in HEAVY)
+    )
+
+
+@pytest.fixture
+def apx(tmp_path: Path) -> Path:
+    path = tmp_path / "framework.apx"
+    path.write_text("arg(a). arg(b). att(a,b).\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        ["check", str(ROOT / "examples" / "arggym_c1_status_query.arg")],
+        ["check", "--json", "--graph", "--explain", "-flies", str(TWEETY)],
+        ["check", "--semantics", "preferred", "--show", "attacks", *map(str, EXAMPLES)],
+        ["query", str(TWEETY), str(ROOT / "examples" / "new_task" / "undercut_status.lp")],
+    ],
+)
+def test_the_engine_imports_only_the_engine(arguments):
+    code, modules = modules_after(*arguments)
+    assert code in (0, 1)  # 1: the query's constraints fail on this theory
+    assert heavy(modules) == []
+    assert "argc.compiler.cli" in modules
+
+
+def test_af_imports_only_the_engine(apx):
+    code, modules = modules_after("af", str(apx))
+    assert code == 0
+    assert heavy(modules) == []
+    assert "argc.dsl.iccma" in modules
+
+
+def test_check_without_export_skips_frameworks_and_output_files():
+    _, modules = modules_after("check", str(TWEETY))
+    assert {"argc.files", "argc.dsl.iccma", "argc.compiler.frameworks"}.isdisjoint(modules)
+
+
+def test_a_syntax_error_brings_lark_in_and_reads_as_before(tmp_path):
+    path = tmp_path / "broken.arg"
+    path.write_text("[premise: a]\n[defeasible r: a => ]\n", encoding="utf-8")
+    code, modules = modules_after("check", str(path))
+    assert code == 2
+    assert "lark" in modules
+    assert set(heavy(modules)) == {m for m in modules if m == "lark" or m.startswith("lark.")}
+
+
+def test_constants_mirror_their_modules():
+    from argc.dsl.iccma import FORMATS
+    from argc.files import STDOUT
+
+    assert engine_cli.STDOUT == STDOUT
+    assert engine_cli.AF_FORMATS == FORMATS
+
+
+# The command line, one group at a time ------------------------------------------------------
+
+
+def _choices(parser: argparse.ArgumentParser) -> dict[str, str]:
+    (action,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    return {pseudo.dest: pseudo.help for pseudo in action._choices_actions}
+
+
+def test_groups_name_every_command_with_its_summary():
+    registered = _choices(cli.build_parser())
+    listed = {name: summary for group in cli.GROUPS.values() for name, summary in group.items()}
+    assert list(registered) == list(listed)
+    assert registered == listed
+
+
+@pytest.fixture
+def columns(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "100")
+
+
+def test_every_help_is_the_same_built_for_one_group(columns):
+    full = cli.build_parser()
+    helps = {path: command.format_help() for path, command in cli._commands(full)}
+    for group in cli.GROUPS.values():
+        for name in group:
+            lazy = cli.build_parser({name})
+            assert lazy.format_help() == full.format_help()
+            for path, command in cli._commands(lazy):
+                if path == name or path.startswith(name + " "):
+                    assert command.format_help() == helps[path], path
+    assert cli.build_parser(set()).format_help() == full.format_help()
+
+
+@pytest.mark.parametrize("arguments", [[], ["nope"], ["--debug"], ["check"], ["bench"]])
+def test_usage_errors_are_the_same(arguments, columns, capsys):
+    with pytest.raises(SystemExit) as full:
+        cli.build_parser().parse_args(arguments)
+    expected = capsys.readouterr().err
+    with pytest.raises(SystemExit) as lazy:
+        cli.main(arguments)
+    assert lazy.value.code == full.value.code == 2
+    assert capsys.readouterr().err == expected
+
+
+@pytest.mark.parametrize(
+    ("arguments", "command"),
+    [
+        (["check", "x.arg"], "check"),
+        (["--debug", "query", "t.arg", "q.lp"], "query"),
+        (["--deb", "af", "f.apx"], "af"),
+        (["--", "score", "a", "b"], "score"),
+        (["--debug"], None),
+        (["-h"], None),
+        ([], None),
+        (["bench", "build", "--out", "b"], "bench"),
+    ],
+)
+def test_the_command_named(arguments, command):
+    assert cli.command_named(arguments) == command
+
+
+def test_the_command_help_runs_lazily(columns):
+    done = subprocess.run(
+        [sys.executable, "-m", "argc.cli", "check", "--help"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "COLUMNS": "100"},
+        check=True,
+    )
+    (check,) = [command for path, command in cli._commands(cli.build_parser()) if path == "check"]
+    assert done.stdout == check.format_help()
+
+
+# The scanner against Lark -----------------------------------------------------------------
+
+#: The grammar the scanner was written for. When theory.lark changes, check that
+#: `parser._Scanner` still reads exactly what the grammar allows, then update this hash.
+GRAMMAR_SHA256 = "dd4d878c88a44acb672647121aeaf692f24f88b3e3c384a1d2498a65ea55c355"
+
+
+def test_the_scanner_follows_the_grammar():
+    grammar = (ROOT / "dsl" / "theory.lark").read_bytes()
+    assert hashlib.sha256(grammar).hexdigest() == GRAMMAR_SHA256
+
+
+def by_lark(text: str):
+    """Lark's directives with their positions, or the class of its error."""
+    try:
+        found = parser_module._lark_directives(text, "<input>", None)
+    except InputError as error:
+        return type(error)
+    return [(directive, directive.position) for directive in found]
+
+
+def by_scanner(text: str):
+    found = parser_module._scanned(text, None)
+    return None if found is None else [(directive, directive.position) for directive in found]
+
+
+def test_the_scanner_reads_the_examples_and_random_theories_as_lark_does():
+    texts = [path.read_text(encoding="utf-8") for path in EXAMPLES]
+    texts += [random_theory(seed).to_text() for seed in range(40)]
+    for text in texts:
+        scanned = by_scanner(text)
+        assert scanned is not None
+        assert scanned == by_lark(text)
+
+
+#: Pieces of the language (and a few strangers) that texts are built and damaged from.
+PIECES = [
+    " ", "\n", "\t", "\r\n", "\f", "% note\n", "%", "[", "]", ":", ",", "-", ">", "~>", "=>",
+    "->", "AND", "ANDx", "a", "b1", "_c", "Z", "1", "é", "\u2028", "axiom", "premise",
+    "defeasible", "strict", "prefer_rule", "prefer_premise", "contrary", "ordering",
+    "semantics", "query", "last-link", "weakest-link", "elitist", "democratic", "mp2013",
+    "grounded", "semi-stable", "nope", "-x-", "Last",
+]  # fmt: skip
+
+
+@st.composite
+def damaged(draw) -> str:
+    """A theory's text with pieces inserted, removed or swapped at random places."""
+    seed = draw(st.integers(0, 10_000))
+    text = random_theory(seed).to_text() if seed % 3 else draw(st.sampled_from(EXAMPLES_TEXT))
+    for _ in range(draw(st.integers(0, 4))):
+        at = draw(st.integers(0, len(text)))
+        action = draw(st.sampled_from(["insert", "delete", "respace"]))
+        if action == "insert":
+            text = text[:at] + draw(st.sampled_from(PIECES)) + text[at:]
+        elif action == "delete":
+            text = text[:at] + text[at + draw(st.integers(1, 6)) :]
+        else:
+            text = text.replace(" ", draw(st.sampled_from(["", "  ", "\n", " % c\n ", "\t"])))
+    return text
+
+
+EXAMPLES_TEXT = [path.read_text(encoding="utf-8") for path in EXAMPLES]
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(damaged())
+def test_the_scanner_reads_nothing_lark_would_not(text):
+    """What the scanner reads, Lark reads the same (directives and positions); what Lark
+    refuses, the scanner leaves to Lark."""
+    scanned = by_scanner(text)
+    if scanned is not None:
+        assert scanned == by_lark(text)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(PIECES), max_size=30).map("".join))
+def test_the_scanner_on_token_soup(text):
+    scanned = by_scanner(text)
+    if scanned is not None:
+        assert scanned == by_lark(text)
+
+
+def test_a_scanned_error_is_lark_s(tmp_path):
+    text = "[premise: a]\n[ordering: last-link sometimes]\n"
+    with pytest.raises(InputError) as caught:
+        parser_module.parse_directives(text, "t.arg")
+    assert str(caught.value).startswith("t.arg:2:12: unknown ordering setting 'sometimes'")
+
+
+# Lark's parser, cached per user -------------------------------------------------------------
+
+
+def test_the_cache_is_a_private_folder_keyed_by_grammar_and_versions(tmp_path, monkeypatch):
+    import lark
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    path = parser_module.cache_path("grammar text")
+    assert path is not None and path.parent == tmp_path / "argc"
+    assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+    assert f"lark{lark.__version__}" in path.name
+    assert path != parser_module.cache_path("another grammar")
+
+
+def test_a_relative_cache_home_means_the_home_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative/cache")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    path = parser_module.cache_path("grammar text")
+    assert path is not None and path.parent == tmp_path / ".cache" / "argc"
+
+
+def test_no_cache_where_the_folder_cannot_be_made_or_is_shared(tmp_path, monkeypatch):
+    blocker = tmp_path / "file"
+    blocker.write_text("", encoding="utf-8")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))
+    assert parser_module.cache_path("grammar text") is None
+    shared = tmp_path / "shared"
+    (shared / "argc").mkdir(parents=True)
+    (shared / "argc").chmod(0o777)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(shared))
+    assert parser_module.cache_path("grammar text") is None
+
+
+_BROKEN = "[premise: a]\n[defeasible r: a => ]\n"
+
+
+def _error_in_fresh_process(cache_home: Path) -> subprocess.CompletedProcess:
+    code = (
+        "import sys\n"
+        "from argc.dsl.parser import parse_directives\n"
+        "try:\n"
+        f"    parse_directives({_BROKEN!r}, 't.arg')\n"
+        "except Exception as error:\n"
+        "    print(error)\n"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "XDG_CACHE_HOME": str(cache_home)},
+        check=True,
+    )
+
+
+def test_errors_read_the_same_with_a_cache_new_used_corrupt_or_impossible(tmp_path):
+    with pytest.raises(InputError) as caught:
+        parser_module.parse_directives(_BROKEN, "t.arg")
+    expected = f"{caught.value}\n"
+    home = tmp_path / "cache"
+    first = _error_in_fresh_process(home)
+    (cached,) = (home / "argc").iterdir()
+    again = _error_in_fresh_process(home)
+    cached.write_bytes(b"not a parser\n\x80\x04garbage")
+    corrupt = _error_in_fresh_process(home)
+    blocker = tmp_path / "file"
+    blocker.write_text("", encoding="utf-8")
+    impossible = _error_in_fresh_process(blocker)
+    for done in (first, again, corrupt, impossible):
+        assert (done.stdout, done.stderr) == (expected, "")
+    assert cached.read_bytes().startswith(b"not a parser") is False  # rebuilt and rewritten
