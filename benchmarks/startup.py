@@ -15,9 +15,10 @@ runs, alternating which goes first, many times in one run:
   extension and the claims' grounded statuses, and prints them (no argc import: PyArg alone);
 - `python -c pass`, the interpreter's own start, as the floor both share.
 
-It prints a Markdown table of the medians and the ratio PyArg/argc (above 1: argc is faster),
-and checks once per theory, untimed, that `argc check --json` and the PyArg script give the
-same statuses.
+It prints a Markdown table of the medians, in milliseconds, of each process's wall time and
+CPU time (user and system; steadier than wall time on a busy machine) and the ratio of the
+wall times PyArg/argc (above 1: argc is faster), and checks once per theory, untimed, that
+`argc check --json` and the PyArg script give the same statuses.
 """
 
 from __future__ import annotations
@@ -219,13 +220,16 @@ def cases(folder: Path, sizes=SIZES, theories: int = THEORIES, examples: bool = 
     return result
 
 
-def _timed(command: list[str], ok: tuple[int, ...]) -> float:
+def _timed(command: list[str], ok: tuple[int, ...]) -> tuple[float, float]:
+    """The wall time of one run of `command` and the CPU time (user and system) it took."""
     started = time.perf_counter()
-    done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(process.pid, 0)
     elapsed = time.perf_counter() - started
-    if done.returncode not in ok:
-        raise RuntimeError(f"{' '.join(command)}: exit {done.returncode}: {done.stderr!r}")
-    return elapsed
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode not in ok:
+        raise RuntimeError(f"{' '.join(command)}: exit {process.returncode}")
+    return elapsed, usage.ru_utime + usage.ru_stime
 
 
 def _agree(case: Case, argc: list[str]) -> bool:
@@ -249,7 +253,8 @@ def startup_rows(
     progress=None,
 ) -> list[dict]:
     """One row per theory: medians (seconds) of `argc check FILE`, of the PyArg script and
-    of `python -c pass`, timed as whole processes, alternating which runs first."""
+    of `python -c pass`, timed as whole processes, alternating which runs first: wall time
+    (`*_s`) and CPU time, user and system (`*_cpu_s`)."""
     argc = argc_command()
     rows = []
     with tempfile.TemporaryDirectory(prefix="argc-startup-") as folder:
@@ -258,7 +263,7 @@ def startup_rows(
             pyarg = [sys.executable, str(case.script)]
             floor = [sys.executable, "-c", "pass"]
             agree = _agree(case, argc)
-            times: dict[str, list[float]] = {"argc": [], "pyarg": [], "python": []}
+            times: dict[str, list[tuple[float, float]]] = {"argc": [], "pyarg": [], "python": []}
             for repeat in range(repeats):
                 order = [("argc", check, (0, 1)), ("pyarg", pyarg, (0,))]
                 if repeat % 2:
@@ -266,14 +271,18 @@ def startup_rows(
                 for name, command, ok in order:
                     times[name].append(_timed(command, ok))
                 times["python"].append(_timed(floor, (0,)))
-            medians = {name: statistics.median(found) for name, found in times.items()}
+            wall = {name: statistics.median(t[0] for t in found) for name, found in times.items()}
+            cpu = {name: statistics.median(t[1] for t in found) for name, found in times.items()}
             row = {
                 "theory": case.label,
                 "directives": len(list(case.theory.directives())),
-                "argc_s": medians["argc"],
-                "pyarg_s": medians["pyarg"],
-                "python_s": medians["python"],
-                "ratio": medians["pyarg"] / medians["argc"],
+                "argc_s": wall["argc"],
+                "pyarg_s": wall["pyarg"],
+                "python_s": wall["python"],
+                "argc_cpu_s": cpu["argc"],
+                "pyarg_cpu_s": cpu["pyarg"],
+                "python_cpu_s": cpu["python"],
+                "ratio": wall["pyarg"] / wall["argc"],
                 "agree": agree,
                 "repeats": repeats,
             }
@@ -283,24 +292,25 @@ def startup_rows(
     return rows
 
 
+_COLUMNS = ("argc_s", "pyarg_s", "python_s", "argc_cpu_s", "pyarg_cpu_s", "python_cpu_s")
+
+
 def table(rows: list[dict]) -> str:
+    """Milliseconds: wall time, then CPU time, of each process; PyArg/argc of wall times."""
     lines = [
-        "| theory | directives | argc check (ms) | PyArg script (ms) | python -c pass (ms)"
-        " | PyArg/argc | same statuses |",
-        "|---|---:|---:|---:|---:|---:|---|",
+        "| theory | directives | argc check | PyArg script | python -c pass | argc CPU"
+        " | PyArg CPU | python CPU | PyArg/argc | same statuses |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     for row in rows:
+        times = " | ".join(f"{1000 * row[key]:.0f}" for key in _COLUMNS)
         lines.append(
-            f"| {row['theory']} | {row['directives']} | {1000 * row['argc_s']:.0f}"
-            f" | {1000 * row['pyarg_s']:.0f} | {1000 * row['python_s']:.0f}"
-            f" | {row['ratio']:.2f} | {'yes' if row['agree'] else 'NO'} |"
+            f"| {row['theory']} | {row['directives']} | {times} | {row['ratio']:.2f}"
+            f" | {'yes' if row['agree'] else 'NO'} |"
         )
-    ratios = [row["ratio"] for row in rows]
-    lines.append(
-        f"| median over {len(rows)} theories | | {1000 * _median(rows, 'argc_s'):.0f}"
-        f" | {1000 * _median(rows, 'pyarg_s'):.0f} | {1000 * _median(rows, 'python_s'):.0f}"
-        f" | {statistics.median(ratios):.2f} | |"
-    )
+    medians = " | ".join(f"{1000 * _median(rows, key):.0f}" for key in _COLUMNS)
+    ratio = statistics.median(row["ratio"] for row in rows)
+    lines.append(f"| median over {len(rows)} theories | | {medians} | {ratio:.2f} | |")
     return "\n".join(lines)
 
 
