@@ -1,6 +1,7 @@
 """Time `argc check FILE` against an equivalent PyArg 2.0.2 script, both as whole processes.
 
-    python benchmarks/startup.py [--repeats N] [--sizes N ...] [--theories N] [--out FILE.json]
+    python benchmarks/startup.py [--repeats N] [--sizes N ...] [--theories N] [--no-examples]
+                                 [--env-as-is] [--out FILE.json]
 
 What a user waits for when checking one ArgGYM-size theory (20-40 directives) is mostly the
 start of a process: the interpreter, the imports, building the parser. This script measures
@@ -14,6 +15,12 @@ runs, alternating which goes first, many times in one run:
   premises), computes the arguments and defeats under the theory's ordering, the grounded
   extension and the claims' grounded statuses, and prints them (no argc import: PyArg alone);
 - `python -c pass`, the interpreter's own start, as the floor both share.
+
+The processes keep their compiled modules (bytecode) in the temporary folder, written by an
+untimed first run, as an installed argc and PyArg have them (pip compiles them at install),
+even where PYTHONDONTWRITEBYTECODE is set; `--env-as-is` runs them in the environment as it
+is (where that variable is set, argc from a source checkout then compiles every module at
+every start, and PyArg, installed with its bytecode, does not).
 
 It prints a Markdown table of the medians, in milliseconds, of each process's wall time and
 CPU time (user and system; steadier than wall time on a busy machine) and the ratio of the
@@ -220,10 +227,22 @@ def cases(folder: Path, sizes=SIZES, theories: int = THEORIES, examples: bool = 
     return result
 
 
-def _timed(command: list[str], ok: tuple[int, ...]) -> tuple[float, float]:
+def _environment(folder: Path, bytecode: bool) -> dict[str, str]:
+    """The processes' environment: with `bytecode`, compiled modules are kept in `folder`
+    (as an installed package has them) even where the environment says not to write them."""
+    env = dict(os.environ)
+    if bytecode:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(folder / "pycache")
+    return env
+
+
+def _timed(command: list[str], ok: tuple[int, ...], env: dict) -> tuple[float, float]:
     """The wall time of one run of `command` and the CPU time (user and system) it took."""
     started = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env
+    )
     _, status, usage = os.wait4(process.pid, 0)
     elapsed = time.perf_counter() - started
     process.returncode = os.waitstatus_to_exitcode(status)
@@ -232,14 +251,19 @@ def _timed(command: list[str], ok: tuple[int, ...]) -> tuple[float, float]:
     return elapsed, usage.ru_utime + usage.ru_stime
 
 
-def _agree(case: Case, argc: list[str]) -> bool:
-    """argc's and PyArg's grounded statuses of the case's claims are equal."""
+def _agree(case: Case, argc: list[str], env: dict) -> bool:
+    """argc's and PyArg's grounded statuses of the case's claims are equal (these untimed
+    runs also leave the compiled modules in place for the timed ones)."""
     done = subprocess.run(
-        [*argc, "check", "--json", str(case.path)], capture_output=True, text=True, check=False
+        [*argc, "check", "--json", str(case.path)],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=env,
     )
     ours = json.loads(done.stdout)["statuses"]
     theirs = subprocess.run(
-        [sys.executable, str(case.script)], capture_output=True, text=True, check=True
+        [sys.executable, str(case.script)], capture_output=True, text=True, check=True, env=env
     )
     return ours == json.loads(theirs.stdout.splitlines()[-1])
 
@@ -250,27 +274,32 @@ def startup_rows(
     sizes=SIZES,
     theories: int = THEORIES,
     examples: bool = True,
+    bytecode: bool = True,
     progress=None,
 ) -> list[dict]:
     """One row per theory: medians (seconds) of `argc check FILE`, of the PyArg script and
     of `python -c pass`, timed as whole processes, alternating which runs first: wall time
-    (`*_s`) and CPU time, user and system (`*_cpu_s`)."""
+    (`*_s`) and CPU time, user and system (`*_cpu_s`). With `bytecode` the processes keep
+    compiled modules in the temporary folder, warmed by an untimed run (see `_environment`);
+    without it they run in the environment as it is."""
     argc = argc_command()
     rows = []
     with tempfile.TemporaryDirectory(prefix="argc-startup-") as folder:
+        env = _environment(Path(folder), bytecode)
         for case in cases(Path(folder), sizes, theories, examples):
             check = [*argc, "check", str(case.path)]
             pyarg = [sys.executable, str(case.script)]
             floor = [sys.executable, "-c", "pass"]
-            agree = _agree(case, argc)
+            agree = _agree(case, argc, env)
+            _timed(floor, (0,), env)
             times: dict[str, list[tuple[float, float]]] = {"argc": [], "pyarg": [], "python": []}
             for repeat in range(repeats):
                 order = [("argc", check, (0, 1)), ("pyarg", pyarg, (0,))]
                 if repeat % 2:
                     order.reverse()
                 for name, command, ok in order:
-                    times[name].append(_timed(command, ok))
-                times["python"].append(_timed(floor, (0,)))
+                    times[name].append(_timed(command, ok, env))
+                times["python"].append(_timed(floor, (0,), env))
             wall = {name: statistics.median(t[0] for t in found) for name, found in times.items()}
             cpu = {name: statistics.median(t[1] for t in found) for name, found in times.items()}
             row = {
@@ -285,6 +314,7 @@ def startup_rows(
                 "ratio": wall["pyarg"] / wall["argc"],
                 "agree": agree,
                 "repeats": repeats,
+                "bytecode": bytecode,
             }
             rows.append(row)
             if progress:
@@ -324,6 +354,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
     parser.add_argument("--theories", type=int, default=THEORIES, help="theories per size")
     parser.add_argument("--no-examples", action="store_true", help="generated theories only")
+    parser.add_argument(
+        "--env-as-is",
+        action="store_true",
+        help="run the processes in this environment as it is (by default they keep compiled"
+        " modules in the temporary folder, as installed packages have them)",
+    )
     parser.add_argument("--out", help="also write the rows as JSON")
     args = parser.parse_args(argv)
     rows = startup_rows(
@@ -331,6 +367,7 @@ def main(argv: list[str] | None = None) -> int:
         sizes=args.sizes,
         theories=args.theories,
         examples=not args.no_examples,
+        bytecode=not args.env_as_is,
         progress=lambda row: print(
             f"{row['theory']}: argc {1000 * row['argc_s']:.0f} ms,"
             f" PyArg {1000 * row['pyarg_s']:.0f} ms",
@@ -338,9 +375,11 @@ def main(argv: list[str] | None = None) -> int:
             flush=True,
         ),
     )
+    cached = "as the environment has it" if args.env_as_is else "cached"
     print(
         f"Python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs;"
-        f" medians of {args.repeats} runs per theory, argc and PyArg alternating.\n"
+        f" medians of {args.repeats} runs per theory, argc and PyArg alternating; bytecode"
+        f" {cached}; milliseconds.\n"
     )
     print(table(rows))
     if args.out:

@@ -362,3 +362,22 @@ def test_errors_read_the_same_with_a_cache_new_used_corrupt_or_impossible(tmp_pa
     for done in (first, again, corrupt, impossible):
         assert (done.stdout, done.stderr) == (expected, "")
     assert cached.read_bytes().startswith(b"not a parser") is False  # rebuilt and rewritten
+
+
+# The start-up benchmark ---------------------------------------------------------------------
+
+
+def test_the_startup_benchmark_runs_and_agrees_with_pyarg():
+    import importlib.util
+
+    pytest.importorskip("py_arg")
+    spec = importlib.util.spec_from_file_location(
+        "startup_benchmark", ROOT / "benchmarks" / "startup.py"
+    )
+    startup = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(startup)
+    rows = startup.startup_rows(1, sizes=(20,), theories=1, examples=False)
+    (row,) = rows
+    assert row["agree"] and row["directives"] == 20
+    assert row["argc_s"] > 0 and row["pyarg_s"] > 0 and row["ratio"] > 0
+    assert "| arggym_theory(20, 0) | 20 |" in startup.table(rows)
