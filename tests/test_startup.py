@@ -367,7 +367,7 @@ def test_errors_read_the_same_with_a_cache_new_used_corrupt_or_impossible(tmp_pa
 # The start-up benchmark ---------------------------------------------------------------------
 
 
-def test_the_startup_benchmark_runs_and_agrees_with_pyarg():
+def test_the_startup_benchmark_runs_and_agrees_with_pyarg(monkeypatch):
     import importlib.util
 
     pytest.importorskip("py_arg")
@@ -375,6 +375,7 @@ def test_the_startup_benchmark_runs_and_agrees_with_pyarg():
         "startup_benchmark", ROOT / "benchmarks" / "startup.py"
     )
     startup = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, spec.name, startup)
     spec.loader.exec_module(startup)
     rows = startup.startup_rows(1, sizes=(20,), theories=1, examples=False)
     (row,) = rows
