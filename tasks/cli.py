@@ -27,14 +27,17 @@ from argc.files import (
     write_output,
 )
 from argc.options import natural_int, positive_int
+from argc.recycling import recycled_map
 from argc.tasks.framework import (
     LEVELS,
     REGISTRY,
     Instance,
     Score,
-    generate,
+    generate_json,
     get_task,
+    load_all_tasks,
     load_tasks,
+    loaded_task_files,
 )
 from argc.tasks.isolation import score_isolated
 
@@ -63,6 +66,13 @@ def register(commands: argparse._SubParsersAction) -> None:
     make.add_argument("--set", choices=SET_COMPARISONS, default="elitist")
     make.add_argument("--seed", type=natural_int, default=0)
     make.add_argument("--count", type=positive_int, default=1)
+    make.add_argument(
+        "--workers",
+        type=positive_int,
+        default=1,
+        help="worker processes (default: 1); more than 200 instances are generated in worker"
+        " processes replaced every 200 instances, which keeps memory flat",
+    )
     make.add_argument("--out", type=Path, default=Path(STDOUT), metavar="FILE.jsonl|-")
     add_load_option(make)
     grade = commands.add_parser(
@@ -258,11 +268,20 @@ def _instances(args: argparse.Namespace, done: dict[int, str], sink: BinaryIO | 
     appended to `sink`, flushed, as each is made)."""
     ordering = Ordering(args.ordering, args.set)
     seeds = range(args.seed, args.seed + args.count)
+    jobs = [(args.task, args.level, ordering, seed) for seed in seeds if seed not in done]
+    made = recycled_map(
+        generate_json,
+        jobs,
+        workers=args.workers,
+        chunk=1,
+        initializer=load_all_tasks,
+        initargs=(loaded_task_files(),),
+    )
     lines: list[str] = []
     for seed in tqdm(seeds, desc=f"{args.task} L{args.level}", disable=args.count < 2):
         line = done.get(seed)
         if line is None:
-            line = generate(args.task, args.level, ordering, seed).to_json()
+            line = next(made)
             if sink is not None:
                 sink.write((line + "\n").encode("utf-8"))
                 sink.flush()

@@ -282,6 +282,17 @@ def generate(task_name: str, level: int, ordering: Ordering, seed: int) -> Insta
     )
 
 
+def generate_json(job: tuple[str, int, Ordering, int]) -> str:
+    """`generate(task, level, ordering, seed).to_json()`, for worker processes."""
+    return generate(*job).to_json()
+
+
+def load_all_tasks(paths: Sequence[str]) -> None:
+    """Load task files (a worker process's set-up: the caller's loaded task files)."""
+    for path in paths:
+        load_tasks(path)
+
+
 def score(instance: Instance, response: str) -> Score:
     """Score an untrusted response: never raises; a response without <answer> scores 0."""
     return score_group(instance, [response])[0]
