@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from argc.dsl.ir import (
     Axiom,
     Contrary,
@@ -47,8 +49,74 @@ def directive_atoms(directive: Directive) -> list[str]:
     return []
 
 
+def cyclic_components(rules: Iterable[Rule]) -> list[list[Literal]]:
+    """The strongly connected components of the literal dependency graph (an edge from each
+    antecedent of a rule to its head) that contain a cycle: more than one literal, or one
+    literal that a rule derives from itself. Only inside such a component can an argument
+    for an antecedent contain the rule's head, so only there the encodings check that no
+    conclusion repeats on a branch. Tarjan's algorithm, iterative, linear in the rules."""
+    successors: dict[Literal, list[Literal]] = {}
+    looped: set[Literal] = set()
+    for rule in rules:
+        successors.setdefault(rule.head, [])
+        for literal in rule.body:
+            successors.setdefault(literal, []).append(rule.head)
+            if literal == rule.head:
+                looped.add(literal)
+    index: dict[Literal, int] = {}
+    lowest: dict[Literal, int] = {}
+    stack: list[Literal] = []
+    on_stack: set[Literal] = set()
+    found: list[list[Literal]] = []
+    for root in successors:
+        if root in index:
+            continue
+        index[root] = lowest[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        work = [(root, iter(successors[root]))]
+        while work:
+            node, pending = work[-1]
+            for child in pending:
+                if child not in index:
+                    index[child] = lowest[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(successors[child])))
+                    break
+                if child in on_stack:
+                    lowest[node] = min(lowest[node], index[child])
+            else:
+                work.pop()
+                if work:
+                    parent = work[-1][0]
+                    lowest[parent] = min(lowest[parent], lowest[node])
+                if lowest[node] == index[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    if len(component) > 1 or node in looped:
+                        found.append(component)
+    return found
+
+
+def component_atoms(rules: Iterable[Rule]) -> list[str]:
+    """`component(L, K)` for each literal L on a cycle of the dependency graph, K numbering
+    its component (see `cyclic_components`)."""
+    return [
+        f"component({literal_term(literal)}, {number})"
+        for number, component in enumerate(cyclic_components(rules), start=1)
+        for literal in component
+    ]
+
+
 def theory_facts(theory: Theory) -> str:
-    """The theory as ASP facts, one per line."""
+    """The theory as ASP facts, one per line, with the cyclic components of its rules."""
     lines = [atom for directive in theory.directives() for atom in directive_atoms(directive)]
     lines += [f"query({literal_term(literal)})" for literal in theory.queries]
+    lines += component_atoms(theory.rules)
     return "".join(f"{line}.\n" for line in lines)
