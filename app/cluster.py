@@ -39,7 +39,7 @@ from typing import Any
 
 from argc.dsl.errors import ArgcError
 from argc.tasks.framework import Instance, Score
-from argc.tasks.isolation import IsolatedScorer, Isolation
+from argc.tasks.isolation import START_SECONDS, IsolatedScorer, Isolation
 
 #: True for `ray.init()`, or a cluster address.
 RaySetting = bool | str
@@ -227,7 +227,18 @@ class RayScorer:
             ).remote(token, workers, self.isolation, self.load)
             for actor_name in self.names
         ]
-        found = ray.get([handle.settings.remote() for handle in self._actors])
+        calls = [handle.settings.remote() for handle in self._actors]
+        _, waiting = ray.wait(calls, num_returns=len(calls), timeout=START_SECONDS)
+        if waiting:
+            for handle, call in zip(self._actors, calls, strict=True):
+                if call in waiting:  # created here and never started
+                    with contextlib.suppress(Exception):
+                        ray.kill(handle)
+            raise RayUnavailable(
+                f"the scoring actors did not start within {START_SECONDS:g} s: the cluster needs"
+                f" {workers} free CPU(s) for each of the {actors} actor(s)"
+            )
+        found = ray.get(calls)
         self._created = [
             (actor_name, handle)
             for actor_name, handle, (owner, _) in zip(self.names, self._actors, found, strict=True)
@@ -245,23 +256,35 @@ class RayScorer:
         return self.score_many([(instance, response)])[0]
 
     def score_many(self, pairs: Sequence[tuple[Instance, str]]) -> list[Score]:
-        """Scores in the order of `pairs`, split evenly over the actors. Never raises: the
-        answers of an actor that fails score 0 with the reason. Each answer is bounded by its
-        actor's IsolatedScorer; an actor whose node is lost fails when Ray notices it."""
+        """Scores in the order of `pairs`, spread over the actors: the responses to one
+        instance (a GRPO group) go to one actor together, whose IsolatedScorer scores them as
+        it would locally. Never raises: the answers of an actor that fails score 0 with the
+        reason. Each answer is bounded by its actor's IsolatedScorer; an actor whose node is
+        lost fails when Ray notices it."""
         ray = ray_module()
         pairs = list(pairs)
-        size = -(-len(pairs) // len(self._actors)) if pairs else 0
-        parts = [pairs[start : start + size] for start in range(0, len(pairs), size or 1)]
-        actors = self._actors[: len(parts)]
-        calls = [handle.score_many.remote(part) for handle, part in zip(actors, parts, strict=True)]
-        found: list[Score] = []
-        for call, part in zip(calls, parts, strict=True):
+        groups: dict[str, list[int]] = {}
+        for index, (instance, _) in enumerate(pairs):
+            groups.setdefault(instance.to_json(), []).append(index)
+        # The largest groups first, each to the actor with the fewest answers so far.
+        shares: list[list[int]] = [[] for _ in self._actors]
+        for indices in sorted(groups.values(), key=len, reverse=True):
+            min(shares, key=len).extend(indices)
+        calls = [
+            (handle.score_many.remote([pairs[i] for i in share]), share)
+            for handle, share in zip(self._actors, shares, strict=True)
+            if share
+        ]
+        found: list[Score | None] = [None] * len(pairs)
+        for call, share in calls:
             try:
-                found.extend(ray.get(call))
+                scores = ray.get(call)
             except Exception as error:  # noqa: BLE001 - a reward must never stop training
                 reason = f"scorer error: the scoring actor failed: {_one_line(error)}"
-                found.extend([Score(0.0, False, reason)] * len(part))
-        return found
+                scores = [Score(0.0, False, reason)] * len(share)
+            for index, score in zip(share, scores, strict=True):
+                found[index] = score
+        return found  # type: ignore[return-value]
 
     def close(self) -> None:
         """End the actors this scorer created (the pool's other actors are left running), and
