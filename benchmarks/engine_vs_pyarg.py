@@ -46,7 +46,7 @@ from pathlib import Path
 
 import clingo
 
-from argc.compiler import LimitExceeded, Limits, solve
+from argc.compiler import LimitExceeded, Limits, solve, solve_many
 from argc.dsl.ir import (
     Axiom,
     Literal,
@@ -384,6 +384,100 @@ def measure(
         statistics.median(grounds) if grounds else None,
         note,
     )
+
+
+# Batches -------------------------------------------------------------------------------------
+
+#: Theories per size in the batched comparison, and its sizes (ArgGYM's are 20-40 directives).
+BATCH_THEORIES = 32
+BATCH_SIZES = [20, 30, 40, 100]
+
+
+def _statuses_of(theories: list[Theory], ordering: Ordering, engine: str) -> list[dict]:
+    """Grounded claim statuses of every theory: argc batched, argc one theory at a time, or
+    PyArg."""
+    limits = Limits(seconds=60, arguments=10**6)
+    if engine == "argc batched":
+        solutions = solve_many(theories, ordering=ordering, limits=limits)
+    elif engine == "argc":
+        solutions = [solve(theory, ordering=ordering, limits=limits) for theory in theories]
+    else:
+        found = [oracle(theory, ordering) for theory in theories]
+        return [
+            result.statuses(list(t.claims())) for t, result in zip(theories, found, strict=True)
+        ]
+    return [_answer("grounded", solution) for solution in solutions]
+
+
+def _timed_child(engine: str, theories: list[Theory], ordering: Ordering, pipe) -> None:
+    _statuses_of(theories[:1], ordering, engine)  # warm: encodings parsed, modules loaded
+    gc.collect()
+    start, cpu = time.perf_counter(), time.process_time()
+    answers = _statuses_of(theories, ordering, engine)
+    pipe.send((time.perf_counter() - start, time.process_time() - cpu, answers))
+
+
+def timed_in_child(engine: str, theories: list[Theory], ordering: Ordering) -> tuple:
+    """(wall, cpu, answers) of one engine on all the theories, in a forked process."""
+    context = multiprocessing.get_context("fork")
+    receiver, sender = context.Pipe(duplex=False)
+    process = context.Process(target=_timed_child, args=(engine, theories, ordering, sender))
+    process.start()
+    sender.close()
+    try:
+        return receiver.recv()
+    finally:
+        process.join()
+        receiver.close()
+
+
+def batched_rows(sizes: list[int], count: int, orderings: tuple[Ordering, ...]) -> list[dict]:
+    """Per-theory mean times of `count` theories per size: argc batched (`solve_many`), argc
+    one at a time and PyArg, each in a fresh process, statuses compared."""
+    rows = []
+    for ordering in orderings:
+        for size in sizes:
+            theories = [arggym_theory(size, 100 + index) for index in range(count)]
+            row: dict = {"ordering": str(ordering), "size": size, "theories": count}
+            answers = {}
+            for engine in ("argc batched", "argc", "pyarg"):
+                print(f"batched: {ordering} size {size}: {engine}", file=sys.stderr, flush=True)
+                wall, cpu, answers[engine] = timed_in_child(engine, theories, ordering)
+                row[engine] = {"seconds": wall / count, "cpu_seconds": cpu / count}
+            row["agree"] = sum(a == b == c for a, b, c in zip(*answers.values(), strict=True))
+            rows.append(row)
+    return rows
+
+
+def batched_table(rows: list[dict]) -> str:
+    header = [
+        "ordering",
+        "size",
+        "argc batched",
+        "argc",
+        "PyArg",
+        "PyArg/batched",
+        "PyArg/argc",
+        "PyArg/batched CPU",
+        "agree",
+    ]
+    body = []
+    for row in rows:
+        batch, single, pyarg = row["argc batched"], row["argc"], row["pyarg"]
+        body.append(
+            [
+                row["ordering"],
+                str(row["size"]),
+                seconds_text(batch["seconds"]),
+                seconds_text(single["seconds"]),
+                seconds_text(pyarg["seconds"]),
+                f"{pyarg['seconds'] / batch['seconds']:.1f}×",
+                f"{pyarg['seconds'] / single['seconds']:.1f}×",
+                f"{pyarg['cpu_seconds'] / batch['cpu_seconds']:.1f}×",
+                f"{row['agree']}/{row['theories']}",
+            ]
+        )
+    return markdown(header, body)
 
 
 # Progress and formatting ---------------------------------------------------------------------
@@ -798,8 +892,8 @@ def parse_arguments(argv: list[str] | None) -> tuple[argparse.Namespace, Setting
     )
     parser.add_argument(
         "--tasks",
-        default="grounded,preferred,scan",
-        help="comma-separated subset of grounded,preferred,scan (default: all)",
+        default="grounded,batched,preferred,scan",
+        help="comma-separated subset of grounded,batched,preferred,scan (default: all)",
     )
     parser.add_argument("--out", type=Path, help="write the results as JSON to this file")
     options = parser.parse_args(argv)
@@ -882,6 +976,14 @@ def main(argv: list[str] | None = None) -> int:
             save()
         progress.close()
         finished("grounded")
+    if "batched" in tasks:
+        rows = batched_rows(
+            BATCH_SIZES, BATCH_THEORIES, ORDERINGS if not options.quick else ORDERINGS[:1]
+        )
+        results["batched"] = rows
+        print(f"\n## Grounded statuses in batches of {BATCH_THEORIES} theories\n", flush=True)
+        print(batched_table(rows), flush=True)
+        finished("batched")
     if "preferred" in tasks:
         ordering = ORDERINGS[0]
         sizes = settings.preferred_sizes

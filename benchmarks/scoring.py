@@ -1,0 +1,135 @@
+"""Constructive verifications per second per core: scoring GRPO groups of answers to the
+intervention tasks (the scorer executes each answer: it solves the theory the answer makes).
+
+    python benchmarks/scoring.py [--group 8] [--levels 2 6 10 14] [--seed 0]
+
+For every constructive task, instances at several levels under the four orderings, each with
+a group of G answers: either G copies of the reference answer (what a trained policy writes;
+identical answers are solved once per group) or G realistic wrong or partial answers (the
+reference with a line dropped, one line too many, the lines of another instance, an
+unreadable line, the reference itself once). Three ways of scoring them are timed in one run:
+
+- one by one: `argc.tasks.score(instance, response)` per answer, in this process;
+- grouped: `argc.tasks.score_group(instance, responses)` per group, in this process;
+- isolated: `IsolatedScorer(workers=1).score_many(pairs)`, i.e. the rewards' path: the groups
+  scored by one worker process (one core) with its memory cap and deadline.
+
+In-process rates are answers per CPU second of this process; the isolated rate is answers per
+wall second of its single worker (the caller only waits). Scores are checked to be equal
+across the three ways.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from collections.abc import Callable
+
+from argc.dsl.ir import ORDERINGS
+from argc.tasks import Instance, generate, score, score_group
+from argc.tasks.isolation import IsolatedScorer
+
+CONSTRUCTIVE = ("counter_argument", "preference_construction", "defence", "attack")
+LEVELS = (2, 6, 10, 14)
+
+
+def wrong_answers(instance: Instance, other: Instance, group: int, rng: random.Random) -> list[str]:
+    """`group` realistic wrong or partial answers to an instance (and its reference once)."""
+    lines = instance.reference.splitlines()
+    pool = [
+        instance.reference,
+        "\n".join(lines[:-1]) or lines[0],
+        "\n".join([*lines, other.reference.splitlines()[0]]),
+        other.reference,
+        "\n".join(reversed(lines)),
+        "\n".join([*lines[:-1], "[defeasible rx: nothing => something]"]),
+        "\n".join([*lines[1:], "this is not a directive"]),
+    ]
+    return [f"<answer>{rng.choice(pool)}</answer>" for _ in range(group)]
+
+
+def groups_for(
+    task: str, levels: tuple[int, ...], group: int, seed: int
+) -> dict[str, list[tuple[Instance, list[str]]]]:
+    """Reference groups and wrong-answer groups for a task."""
+    rng = random.Random(f"{task}-{seed}")
+    instances = [
+        generate(task, level, ordering, seed) for level in levels for ordering in ORDERINGS
+    ]
+    references = [(i, [f"<answer>{i.reference}</answer>"] * group) for i in instances]
+    wrong = [
+        (i, wrong_answers(i, instances[(k + 1) % len(instances)], group, rng))
+        for k, i in enumerate(instances)
+    ]
+    return {"references": references, "wrong answers": wrong}
+
+
+def _cpu(work: Callable[[], list]) -> tuple[float, list]:
+    started = time.process_time()
+    found = work()
+    return time.process_time() - started, found
+
+
+def measure(groups: list[tuple[Instance, list[str]]]) -> dict[str, float]:
+    """Answers per second per core, one by one, grouped and isolated."""
+    answers = sum(len(responses) for _, responses in groups)
+    one, single = _cpu(lambda: [score(i, r) for i, responses in groups for r in responses])
+    grouped, together = _cpu(lambda: [s for i, rs in groups for s in score_group(i, rs)])
+    pairs = [(i, r) for i, responses in groups for r in responses]
+    with IsolatedScorer(workers=1) as pool:
+        pool.score(*pairs[0])  # start the worker before the clock
+        started = time.perf_counter()
+        isolated = pool.score_many(pairs)
+        wall = time.perf_counter() - started
+    if not single == together == isolated:
+        raise AssertionError("the three ways of scoring disagree")
+    return {
+        "n": answers,
+        "one by one": answers / one,
+        "grouped": answers / grouped,
+        "isolated": answers / wall,
+        "success": sum(s.success for s in single) / answers,
+    }
+
+
+def scoring_rows(
+    tasks: tuple[str, ...] = CONSTRUCTIVE,
+    levels: tuple[int, ...] = LEVELS,
+    group: int = 8,
+    seed: int = 0,
+) -> list[dict]:
+    """One row per task and kind of answers."""
+    rows = []
+    for task in tasks:
+        for kind, groups in groups_for(task, levels, group, seed).items():
+            print(f"scoring: {task}, {kind}", file=sys.stderr, flush=True)
+            rows.append({"task": task, "kind": kind, **measure(groups)})
+    return rows
+
+
+def scoring_table(rows: list[dict]) -> str:
+    """Answers per second per core, as a Markdown table."""
+    header = ["task", "answers", "n", "success", "one by one /s", "grouped /s", "isolated /s"]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for row in rows:
+        cells = [row["task"], row["kind"], str(row["n"]), f"{row['success']:.0%}"]
+        cells += [f"{row[way]:.0f}" for way in ("one by one", "grouped", "isolated")]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--group", type=int, default=8, help="answers per group (default 8)")
+    parser.add_argument("--levels", type=int, nargs="+", default=list(LEVELS))
+    parser.add_argument("--seed", type=int, default=0)
+    options = parser.parse_args(argv)
+    rows = scoring_rows(levels=tuple(options.levels), group=options.group, seed=options.seed)
+    print(scoring_table(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
