@@ -113,6 +113,7 @@ class TheoryBudgets:
         return self.budgets[self.culprit].exceeded
 
     def __getattr__(self, name: str) -> Callable[..., clingo.Symbol]:
+        """The callback `name`, routed (made once, then found as an attribute)."""
         method = getattr(Budget, name)
 
         def routed(theory: clingo.Symbol, *arguments: clingo.Symbol) -> clingo.Symbol:
@@ -126,6 +127,7 @@ class TheoryBudgets:
                     self.out_of_time = exceeded
                 raise
 
+        setattr(self, name, routed)
         return routed
 
 
