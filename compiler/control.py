@@ -28,9 +28,11 @@ class Limits:
 
     seconds: float = 30.0
     arguments: int = 20_000
-    #: Sub-arguments counted over all arguments (with repetition): bounds the relations that
-    #: grow with the depth of arguments, which the grounder cannot interrupt cheaply.
-    sub_arguments: int = 3_000_000
+    #: Sub-arguments counted over all arguments with repetition: the size of the arguments
+    #: written out in full. It bounds the canonical names the compiler builds (and sub/2 where
+    #: a query asks for it), which grow with the square of the depth for a chain of rules and
+    #: exponentially where arguments share sub-arguments; counted as each argument is built.
+    sub_arguments: int = 10_000_000
     #: Partial rule instantiations and no-repeat questions considered while building
     #: arguments: a rule whose antecedents each have many arguments multiplies them before a
     #: single complete argument is counted.
@@ -66,19 +68,21 @@ class _Deadline:
 
 
 class Budget:
-    """The grounding callbacks the encodings call: they number arguments and count the
-    grounder's work against the limits, checking the deadline as they go, so that grounding
-    stops at a limit instead of running on until it finishes."""
+    """The grounding callbacks the encodings call: they number arguments, hand the grounder
+    the attackers and containing arguments of attacked arguments, and count the grounder's
+    work against the limits, checking the deadline as they go, so that grounding stops at a
+    limit instead of running on until it finishes."""
 
     def __init__(self, limits: Limits, clock: _Deadline) -> None:
         self.limits = limits
         self.clock = clock
         self.numbers: dict[clingo.Symbol, clingo.Symbol] = {}
         self.structures: list[clingo.Symbol] = []
+        self.symbols: list[clingo.Symbol] = []  # the number of argument i + 1, as a symbol
         self.sizes: list[int] = []  # sub-arguments of argument i + 1, with repetition
         self.parents: list[list[int]] = []  # arguments with argument i + 1 as a direct sub
-        self.containing: dict[int, int] = {}  # arguments containing argument i + 1 (memo)
-        self.concluding: dict[clingo.Symbol, int] = {}  # arguments for each literal
+        self.above: dict[int, list[clingo.Symbol]] = {}  # arguments containing i (memo)
+        self.concluding: dict[clingo.Symbol, list[clingo.Symbol]] = {}  # arguments per literal
         self.sub_arguments = 0
         self.instantiations = 0
         self.attacks = 0
@@ -93,26 +97,28 @@ class Budget:
             self._fail(f"time limit of {self.clock.seconds:g} s exceeded")
 
     def argument(
-        self, structure: clingo.Symbol, conclusion: clingo.Symbol, questions: clingo.Symbol
+        self, structure: clingo.Symbol, conclusion: clingo.Symbol, uses: clingo.Symbol
     ) -> clingo.Symbol:
         """`@argument(S, C, N)`: the number of an argument's structure (`prem(L)` or
         `app(R, T)`), 1, 2, ... in order of construction, so sub-arguments are numbered before
-        parents. The new argument concludes C and raises N no-repeat questions (one per rule
-        that can use it)."""
+        parents. The new argument concludes C, and N rules can use it (each a partial
+        instantiation or a no-repeat question, counted)."""
         number = self.numbers.get(structure)
         if number is None:
             self._tick()
             if len(self.structures) >= self.limits.arguments:
                 self._fail(f"the theory has more than {self.limits.arguments:,} arguments")
             self._record_subs(structure)
-            self._count_instantiations(questions.number)
-            self.concluding[conclusion] = self.concluding.get(conclusion, 0) + 1
+            self._count_instantiations(uses.number)
             self.structures.append(structure)
             number = self.numbers[structure] = clingo.Number(len(self.structures))
+            self.symbols.append(number)
+            self.concluding.setdefault(conclusion, []).append(number)
         return number
 
     def step(self, _argument: clingo.Symbol, _partial: clingo.Symbol) -> clingo.Symbol:
-        """`@step(A, T) = 1`: one partial instantiation beyond a rule's first antecedent."""
+        """`@step(X, Y) = 1`: one partial instantiation beyond a rule's first antecedent, or
+        one no-repeat question passed down to a sub-argument."""
         self._count_instantiations(1)
         self._tick()
         return _ONE
@@ -125,17 +131,25 @@ class Budget:
                 " partial rule instantiations (rules whose antecedents have many arguments)"
             )
 
-    def attack(self, literal: clingo.Symbol, attacked: clingo.Symbol) -> clingo.Symbol:
-        """`@attack(X, B)`: 1 when arguments conclude X, so that they attack B and every
-        argument containing B (these attacks are counted); 0 when none does."""
-        attackers = self.concluding.get(literal, 0)
-        if not attackers:
-            return _ZERO
-        self.attacks += attackers * self._containing(attacked.number)
-        if self.attacks > self.limits.attacks:
-            self._fail(f"the theory has more than {self.limits.attacks:,} attacks on sub-arguments")
+    def attack(self, literal: clingo.Symbol, attacked: clingo.Symbol) -> list[clingo.Symbol]:
+        """`A = @attack(X, B)`: the arguments for X, which attack B and so every argument
+        containing B. These attacks are counted against the limit before the grounder spells
+        them out."""
+        attackers = self.concluding.get(literal, [])
+        if attackers:
+            self.attacks += len(attackers) * len(self._containing(attacked.number))
+            if self.attacks > self.limits.attacks:
+                self._fail(
+                    f"the theory has more than {self.limits.attacks:,} attacks on sub-arguments"
+                )
+            self._tick()
+        return attackers
+
+    def containing(self, attacked: clingo.Symbol) -> list[clingo.Symbol]:
+        """`C = @containing(B)`: the arguments that contain the attacked argument B (B
+        included), walked up from B over the numbering."""
         self._tick()
-        return _ONE
+        return self._containing(attacked.number)
 
     def _record_subs(self, structure: clingo.Symbol) -> None:
         """Count the sub-arguments of a new argument (with repetition) against the limit and
@@ -156,22 +170,23 @@ class Budget:
                 " sub-arguments in all (too deep to ground)"
             )
 
-    def _containing(self, number: int) -> int:
-        """How many arguments contain argument `number` (itself included)."""
-        count = self.containing.get(number)
-        if count is None:
+    def _containing(self, number: int) -> list[clingo.Symbol]:
+        """The arguments that contain argument `number` (itself included), as numbers."""
+        found = self.above.get(number)
+        if found is None:
             seen, stack = {number}, [number]
             while stack:
                 for parent in self.parents[stack.pop() - 1]:
                     if parent not in seen:
                         seen.add(parent)
                         stack.append(parent)
-            count = self.containing[number] = len(seen)
-        return count
+            symbols = self.symbols
+            found = self.above[number] = [symbols[item - 1] for item in seen]
+        return found
 
 
 _NUMBERS = re.compile(r"\d+")
-_ONE, _ZERO = clingo.Number(1), clingo.Number(0)
+_ONE = clingo.Number(1)
 
 
 @cache

@@ -55,48 +55,64 @@ def cyclic_components(rules: Iterable[Rule]) -> list[list[Literal]]:
     literal that a rule derives from itself. Only inside such a component can an argument
     for an antecedent contain the rule's head, so only there the encodings check that no
     conclusion repeats on a branch. Tarjan's algorithm, iterative, linear in the rules."""
-    successors: dict[Literal, list[Literal]] = {}
-    looped: set[Literal] = set()
+    number: dict[Literal, int] = {}
+    literals: list[Literal] = []
+    successors: list[list[int]] = []
+    looped: set[int] = set()
     for rule in rules:
-        successors.setdefault(rule.head, [])
+        head = number.get(rule.head)
+        if head is None:
+            head = number[rule.head] = len(literals)
+            literals.append(rule.head)
+            successors.append([])
         for literal in rule.body:
-            successors.setdefault(literal, []).append(rule.head)
-            if literal == rule.head:
-                looped.add(literal)
-    index: dict[Literal, int] = {}
-    lowest: dict[Literal, int] = {}
-    stack: list[Literal] = []
-    on_stack: set[Literal] = set()
+            node = number.get(literal)
+            if node is None:
+                node = number[literal] = len(literals)
+                literals.append(literal)
+                successors.append([])
+            successors[node].append(head)
+            if node == head:
+                looped.add(node)
+    unseen = -1
+    index = [unseen] * len(literals)
+    lowest = [0] * len(literals)
+    on_stack = [False] * len(literals)
+    stack: list[int] = []
     found: list[list[Literal]] = []
-    for root in successors:
-        if root in index:
+    counter = 0
+    for root in range(len(literals)):
+        if index[root] != unseen:
             continue
-        index[root] = lowest[root] = len(index)
+        index[root] = lowest[root] = counter
+        counter += 1
         stack.append(root)
-        on_stack.add(root)
+        on_stack[root] = True
         work = [(root, iter(successors[root]))]
         while work:
             node, pending = work[-1]
             for child in pending:
-                if child not in index:
-                    index[child] = lowest[child] = len(index)
+                if index[child] == unseen:
+                    index[child] = lowest[child] = counter
+                    counter += 1
                     stack.append(child)
-                    on_stack.add(child)
+                    on_stack[child] = True
                     work.append((child, iter(successors[child])))
                     break
-                if child in on_stack:
-                    lowest[node] = min(lowest[node], index[child])
+                if on_stack[child] and index[child] < lowest[node]:
+                    lowest[node] = index[child]
             else:
                 work.pop()
                 if work:
                     parent = work[-1][0]
-                    lowest[parent] = min(lowest[parent], lowest[node])
+                    if lowest[node] < lowest[parent]:
+                        lowest[parent] = lowest[node]
                 if lowest[node] == index[node]:
                     component = []
                     while True:
                         member = stack.pop()
-                        on_stack.discard(member)
-                        component.append(member)
+                        on_stack[member] = False
+                        component.append(literals[member])
                         if member == node:
                             break
                     if len(component) > 1 or node in looped:
@@ -106,12 +122,12 @@ def cyclic_components(rules: Iterable[Rule]) -> list[list[Literal]]:
 
 def component_atoms(rules: Iterable[Rule]) -> list[str]:
     """`component(L, K)` for each literal L on a cycle of the dependency graph, K numbering
-    its component (see `cyclic_components`)."""
-    return [
-        f"component({literal_term(literal)}, {number})"
-        for number, component in enumerate(cyclic_components(rules), start=1)
-        for literal in component
-    ]
+    its component, and `component_size(K, N)` (see `cyclic_components`)."""
+    atoms = []
+    for number, component in enumerate(cyclic_components(rules), start=1):
+        atoms.append(f"component_size({number}, {len(component)})")
+        atoms += [f"component({literal_term(literal)}, {number})" for literal in component]
+    return atoms
 
 
 def theory_facts(theory: Theory) -> str:
