@@ -142,8 +142,18 @@ class Budget:
                 self._fail(
                     f"the theory has more than {self.limits.attacks:,} attacks on sub-arguments"
                 )
-            self._tick()
+            if time.monotonic() + self.attacks * _SECONDS_PER_ATTACK > self.clock.end:
+                self._fail(
+                    f"time limit of {self.clock.seconds:g} s exceeded (the {self.attacks:,}"
+                    " attacks on sub-arguments counted so far cannot be spelled out in time)"
+                )
         return attackers
+
+    def tick(self, _argument: clingo.Symbol) -> clingo.Symbol:
+        """`@tick(A) = 1`: a deadline check between the stages that follow the attacks (once
+        per compared argument, once per argument defeated on itself)."""
+        self._tick()
+        return _ONE
 
     def containing(self, attacked: clingo.Symbol) -> list[clingo.Symbol]:
         """`C = @containing(B)`: the arguments that contain the attacked argument B (B
@@ -186,6 +196,11 @@ class Budget:
 
 
 _NUMBERS = re.compile(r"\d+")
+#: A lower bound on the grounder's time per attack on a sub-argument once the attacks are
+#: counted (each becomes an attack/4 atom and, through defeats, more): a fast machine spells
+#: out about a million a second. Used to stop at once a theory whose counted attacks cannot
+#: be worked out before the deadline.
+_SECONDS_PER_ATTACK = 1e-6
 _ONE = clingo.Number(1)
 
 
