@@ -30,6 +30,7 @@ import argparse
 import contextlib
 import itertools
 import os
+import socket
 import sys
 import time
 import uuid
@@ -48,6 +49,8 @@ POOL_NAME = "argc-scoring"
 NAMESPACE = "argc"
 #: Calls one scoring actor serves at once (its IsolatedScorer shares its workers among them).
 CALLS_PER_ACTOR = 16
+#: Seconds to wait for a TCP connection to a cluster's address before calling it unreachable.
+CONNECT_SECONDS = 10.0
 #: Seconds `RayScorer.close` waits for the names of the actors it ended to be released.
 NAME_RELEASE_SECONDS = 10.0
 #: Ray tasks in flight per CPU of the cluster: enough to keep every core busy while results
@@ -76,6 +79,8 @@ def connect(address: RaySetting = True) -> Any:
     `ray.init(address=address)`."""
     ray = ray_module()
     if not ray.is_initialized():
+        if isinstance(address, str):
+            _check_reachable(address)
         options = {} if address is True else {"address": address}
         try:
             ray.init(**options)
@@ -83,6 +88,20 @@ def connect(address: RaySetting = True) -> Any:
             where = "a local Ray instance" if address is True else f"Ray at {address}"
             raise RayUnavailable(f"cannot start or reach {where}: {_one_line(error)}") from None
     return ray
+
+
+def _check_reachable(address: str) -> None:
+    """Refuse at once a `HOST:PORT` or `ray://HOST:PORT` address where nothing listens (Ray
+    itself retries such an address for minutes)."""
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if not host or not port.isdigit():
+        return  # `auto`, or a form Ray reads itself
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_SECONDS).close()
+    except OSError as error:
+        raise RayUnavailable(
+            f"cannot reach Ray at {address}: {error.strerror or type(error).__name__}"
+        ) from None
 
 
 def _one_line(error: BaseException) -> str:
@@ -132,20 +151,25 @@ def run_tasks(
     remote = _remote(function, max_calls)
     queued = enumerate(units)
     pending: dict[Any, int] = {}
-    finished = 0
+    finished = resize_at = 0
     try:
         while True:
-            if finished % RESIZE_EVERY == 0:
+            if finished >= resize_at:
                 limit = max(2, IN_FLIGHT_PER_CPU * int(ray.cluster_resources().get("CPU", 1)))
+                resize_at = finished + RESIZE_EVERY
             for index, unit in itertools.islice(queued, max(0, limit - len(pending))):
                 pending[remote.remote(unit)] = index
             if not pending:
                 return
-            (ready,), _ = ray.wait(list(pending), num_returns=1)
-            index = pending.pop(ready)
-            result = _result(ray, ready)
-            finished += 1
-            yield index, result
+            waiting = list(pending)
+            first, _ = ray.wait(waiting, num_returns=1)
+            # Everything finished by now, so that a wide cluster needs few waits.
+            ready, _ = ray.wait(waiting, num_returns=len(waiting), timeout=0)
+            for reference in ready or first:
+                index = pending.pop(reference)
+                result = _result(ray, reference)
+                finished += 1
+                yield index, result
     finally:
         for reference in pending:
             ray.cancel(reference)

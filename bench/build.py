@@ -194,15 +194,15 @@ def _build_cells(
 ) -> None:
     """Build the cells not yet in `out/cells`, writing each as it completes: in a local process
     pool, or as Ray tasks (`ray`: True or a cluster address, `argc.cluster`)."""
-    (out / CELLS).mkdir(parents=True, exist_ok=True)
     todo = [cell for cell in cells if _read_cell(out, cell) is None]
     # The highest levels take longest: start them first so that no worker finishes alone.
     todo.sort(key=lambda cell: (-cell.level, cell))
     if not todo:
         return
-    by_key = {cell.key: cell for cell in todo}
     if ray is not None:
-        connect(ray)  # before the progress bar: starting Ray takes seconds
+        connect(ray)  # before any output and the progress bar: starting Ray takes seconds
+    (out / CELLS).mkdir(parents=True, exist_ok=True)
+    by_key = {cell.key: cell for cell in todo}
     with (
         closing(_cell_results(todo, workers, ray)) as results,
         tqdm(total=len(todo), desc="cells", unit="cell") as progress,

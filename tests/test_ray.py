@@ -5,6 +5,7 @@ Ray, `--ray` is refused in one line."""
 
 from __future__ import annotations
 
+import socket
 import sys
 from pathlib import Path
 
@@ -195,3 +196,15 @@ def test_without_ray_the_option_is_refused_in_one_line(command, tmp_path, monkey
 
     with pytest.raises(ArgcError, match="needs Ray"):
         isolation.configure(ray_address="auto")
+
+
+def test_an_address_where_nothing_listens_is_refused_at_once():
+    from argc.cluster import RayUnavailable, _check_reachable
+
+    with socket.socket() as probe:  # a port that was free a moment ago
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    for address in (f"127.0.0.1:{port}", f"ray://127.0.0.1:{port}"):
+        with pytest.raises(RayUnavailable, match=f"cannot reach Ray at {address}: "):
+            _check_reachable(address)
+    _check_reachable("auto")  # left to Ray
