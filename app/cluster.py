@@ -279,6 +279,10 @@ class RayScorer:
     def score(self, instance: Instance, response: str) -> Score:
         return self.score_many([(instance, response)])[0]
 
+    def score_group(self, instance: Instance, responses: Sequence[str]) -> list[Score]:
+        """Scores of responses to one instance, scored together by one actor."""
+        return self.score_many([(instance, response) for response in responses])
+
     def score_many(self, pairs: Sequence[tuple[Instance, str]]) -> list[Score]:
         """Scores in the order of `pairs`, spread over the actors: the responses to one
         instance (a GRPO group) go to one actor together, whose IsolatedScorer scores them as

@@ -151,6 +151,7 @@ def test_the_ray_scoring_pool_scores_as_the_local_scorer(ray, tmp_path):
     with RayScorer(True, actors=2, isolation=isolation, load=[str(path)]) as pool:
         assert pool.score_many(pairs) == expected
         assert pool.score(*pairs[0]) == expected[0]
+        assert pool.score_group(counter, [pairs[1][1], pairs[0][1]]) == expected[1::-1]
     assert [score.success for score in expected] == [True, False, False, False, False, True]
     assert expected[2].native == 0 and "exceeds the scoring limits" in expected[2].reason
     assert "stopped after more than 2 s" in expected[3].reason
