@@ -76,6 +76,14 @@ def test_shipped_configs_are_valid(name: str) -> None:
             "2 weights for 1 rewards",
         ),
         ("recipe: tiny\nmodel: {tiny: {}}\nrewards: []\ngrpo: {}\n", "rewards: expected"),
+        (
+            "recipe: tiny\nmodel: {tiny: {}}\nrewards: [success]\ngrpo: {}\nscoring_ray: [1]\n",
+            "scoring_ray: expected true, false or a Ray address",
+        ),
+        (
+            "recipe: tiny\nmodel: {tiny: {}}\nrewards: [success]\ngrpo: {}\nscoring_actors: 0\n",
+            "scoring_actors: expected a positive integer",
+        ),
     ],
 )
 def test_config_errors_name_the_key(tmp_path: Path, text: str, message: str) -> None:
@@ -106,6 +114,20 @@ def test_relative_paths_follow_the_config_file(tmp_path: Path) -> None:
     assert Path(config.recipe) == (tmp_path / "configs" / "mine.yaml").resolve()
     assert Path(config.model.path) == (tmp_path / "model").resolve()
     assert load_config(TINY_CPU).recipe == "tiny"
+
+
+def test_scoring_on_a_ray_cluster_is_a_config_key(tmp_path: Path) -> None:
+    path = tmp_path / "ray.yaml"
+    path.write_text(
+        "recipe: tiny\nmodel: {tiny: {}}\nrewards: [success]\ngrpo: {}\n"
+        "scoring_ray: ray://head:10001\nscoring_actors: 4\nscoring_workers: 2\n"
+    )
+    config = load_config(path)
+    assert (config.scoring_ray, config.scoring_actors, config.scoring_workers) == (
+        "ray://head:10001",
+        4,
+        2,
+    )
 
 
 def test_tiny_model_is_deterministic(tmp_path: Path) -> None:

@@ -60,6 +60,11 @@ class TrainConfig:
     workers: int = 1
     #: Worker processes scoring completions for the rewards (`argc.tasks.isolation`).
     scoring_workers: int = 1
+    #: Score on a Ray cluster's pool of named scoring actors instead (`argc.cluster`): true
+    #: for `ray.init()` (RAY_ADDRESS or a local instance), or the cluster's address; each of
+    #: the `scoring_actors` actors holds `scoring_workers` worker processes.
+    scoring_ray: bool | str | None = None
+    scoring_actors: int = 1
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -136,9 +141,14 @@ def load_config(path: Path) -> TrainConfig:
             )
         if "reward_weights" in config.grpo:
             raise ConfigError("give reward_weights once, at the top level or in grpo")
-    for name in ("workers", "scoring_workers"):
+    for name in ("workers", "scoring_workers", "scoring_actors"):
         value = getattr(config, name)
         _check(isinstance(value, int) and value > 0, name, "a positive integer")
+    _check(
+        config.scoring_ray is None or isinstance(config.scoring_ray, bool | str),
+        "scoring_ray",
+        "true, false or a Ray address",
+    )
     return TrainConfig(
         recipe=recipe,
         model=model,
@@ -148,6 +158,8 @@ def load_config(path: Path) -> TrainConfig:
         reward_weights=weights,
         workers=config.workers,
         scoring_workers=config.scoring_workers,
+        scoring_ray=config.scoring_ray,
+        scoring_actors=config.scoring_actors,
     )
 
 
@@ -239,7 +251,11 @@ def train(
     if config.model.path is not None and not Path(config.model.path).is_dir():
         raise ConfigError(f"model.path: {config.model.path} is not a folder")
     args = grpo_args(config, output_dir=output_dir, max_steps=max_steps)
-    configure_scoring(workers=config.scoring_workers)
+    configure_scoring(
+        workers=config.scoring_workers,
+        ray_address=config.scoring_ray,
+        actors=config.scoring_actors,
+    )
     reward_funcs = _rewards(config)
     recipe = recipes.load_recipe(config.recipe)
     dataset = data.build_dataset(recipe, workers=config.workers)
