@@ -83,6 +83,11 @@ class Budget:
         self.parents: list[list[int]] = []  # arguments with argument i + 1 as a direct sub
         self.above: dict[int, list[clingo.Symbol]] = {}  # arguments containing i (memo)
         self.concluding: dict[clingo.Symbol, list[clingo.Symbol]] = {}  # arguments per literal
+        self.conclusions: list[clingo.Symbol] = []  # the conclusion of argument i + 1
+        self.subs: list[list[int]] = []  # the direct sub-arguments of argument i + 1
+        #: For an argument with its conclusion on a cycle: its component and the conclusions
+        #: in that component of it and its sub-arguments (see `note`).
+        self.cyclic: dict[int, tuple[clingo.Symbol, frozenset[clingo.Symbol]]] = {}
         self.sub_arguments = 0
         self.instantiations = 0
         self.attacks = 0
@@ -102,19 +107,43 @@ class Budget:
         """`@argument(S, C, N)`: the number of an argument's structure (`prem(L)` or
         `app(R, T)`), 1, 2, ... in order of construction, so sub-arguments are numbered before
         parents. The new argument concludes C, and N rules can use it (each a partial
-        instantiation or a no-repeat question, counted)."""
+        instantiation, counted)."""
         number = self.numbers.get(structure)
         if number is None:
             self._tick()
             if len(self.structures) >= self.limits.arguments:
                 self._fail(f"the theory has more than {self.limits.arguments:,} arguments")
-            self._record_subs(structure)
+            self.subs.append(self._record_subs(structure))
             self._count_instantiations(uses.number)
+            self.conclusions.append(conclusion)
             self.structures.append(structure)
             number = self.numbers[structure] = clingo.Number(len(self.structures))
             self.symbols.append(number)
             self.concluding.setdefault(conclusion, []).append(number)
         return number
+
+    def note(self, argument: clingo.Symbol, component: clingo.Symbol) -> clingo.Symbol:
+        """`@note(A, K) = 1`: argument A concludes a literal in the cyclic component K; note
+        the conclusions in K of A and its sub-arguments (counted). Only a sub-argument in K
+        can conclude a literal of K, and those are noted before A is built."""
+        number = argument.number
+        if number not in self.cyclic:
+            found = {self.conclusions[number - 1]}
+            for sub in self.subs[number - 1]:
+                noted = self.cyclic.get(sub)
+                if noted is not None and noted[0] == component:
+                    found |= noted[1]
+            self._count_instantiations(len(found))
+            self._tick()
+            self.cyclic[number] = (component, frozenset(found))
+        return _ONE
+
+    def avoids(self, argument: clingo.Symbol, head: clingo.Symbol) -> clingo.Symbol:
+        """`@avoids(A, H) = 1`: the noted argument A (its conclusion in the component of H)
+        has no sub-argument concluding H, so a rule with head H may use it. Counted."""
+        self._count_instantiations(1)
+        self._tick()
+        return _ZERO if head in self.cyclic[argument.number][1] else _ONE
 
     def step(self, _argument: clingo.Symbol, _partial: clingo.Symbol) -> clingo.Symbol:
         """`@step(X, Y) = 1`: one partial instantiation beyond a rule's first antecedent, or
@@ -161,9 +190,9 @@ class Budget:
         self._tick()
         return self._containing(attacked.number)
 
-    def _record_subs(self, structure: clingo.Symbol) -> None:
+    def _record_subs(self, structure: clingo.Symbol) -> list[int]:
         """Count the sub-arguments of a new argument (with repetition) against the limit and
-        note it as a parent of its direct sub-arguments."""
+        note it as a parent of its direct sub-arguments, which it returns."""
         self.parents.append([])
         subs = []
         if structure.name == "app":
@@ -179,6 +208,7 @@ class Budget:
                 f"the theory's arguments have more than {self.limits.sub_arguments:,}"
                 " sub-arguments in all (too deep to ground)"
             )
+        return subs
 
     def _containing(self, number: int) -> list[clingo.Symbol]:
         """The arguments that contain argument `number` (itself included), as numbers."""
@@ -201,7 +231,7 @@ _NUMBERS = re.compile(r"\d+")
 #: out about a million a second. Used to stop at once a theory whose counted attacks cannot
 #: be worked out before the deadline.
 _SECONDS_PER_ATTACK = 1e-6
-_ONE = clingo.Number(1)
+_ONE, _ZERO = clingo.Number(1), clingo.Number(0)
 
 
 @cache

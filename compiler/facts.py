@@ -121,13 +121,13 @@ def cyclic_components(rules: Iterable[Rule]) -> list[list[Literal]]:
 
 
 def component_atoms(rules: Iterable[Rule]) -> list[str]:
-    """`component(L, K)` for each literal L on a cycle of the dependency graph, K numbering
-    its component, and `component_size(K, N)` (see `cyclic_components`)."""
-    atoms = []
-    for number, component in enumerate(cyclic_components(rules), start=1):
-        atoms.append(f"component_size({number}, {len(component)})")
-        atoms += [f"component({literal_term(literal)}, {number})" for literal in component]
-    return atoms
+    """`component(L, K)` for each literal L on a cycle of the dependency graph, K (from 1)
+    numbering its component (see `cyclic_components`)."""
+    return [
+        f"component({literal_term(literal)}, {number})"
+        for number, component in enumerate(cyclic_components(rules), start=1)
+        for literal in component
+    ]
 
 
 def theory_facts(theory: Theory) -> str:
