@@ -11,7 +11,6 @@ Columns: `prompt` (the text, or chat messages: an optional system message and th
 from __future__ import annotations
 
 import json
-import multiprocessing
 from collections.abc import Iterator, Sequence
 from contextlib import closing, contextmanager
 from typing import Any
@@ -21,7 +20,9 @@ from tqdm import tqdm
 from argc.bench.build import BENCHMARK_SEED_BASE
 from argc.cluster import RaySetting
 from argc.dsl.ir import Ordering
+from argc.recycling import recycled_map
 from argc.tasks import GenerationFailed, Instance, generate
+from argc.tasks.framework import load_all_tasks, loaded_task_files
 from argc.train.recipes import RETRY_STRIDE, Recipe, Slot, plan
 
 #: Replacement seeds tried after a slot's own seed fails to generate.
@@ -108,13 +109,17 @@ def instances_dataset(
     progress = {"total": len(slots), "desc": "instances", "unit": "instance", "disable": None}
     if ray is not None:
         records = _generate_on_ray(slots, ray, progress)
-    elif processes == 1:
-        records = [_generate_json(slot) for slot in tqdm(slots, **progress)]
     else:
-        context = multiprocessing.get_context("spawn")
-        with context.Pool(processes, maxtasksperchild=CHUNKS_PER_WORKER) as pool:
-            found = pool.imap(_generate_json, slots, chunksize=CHUNK)
-            records = list(tqdm(found, **progress))
+        found = recycled_map(
+            _generate_json,
+            slots,
+            workers=processes,
+            chunk=CHUNK,
+            per_process=CHUNK * CHUNKS_PER_WORKER,
+            initializer=load_all_tasks,
+            initargs=(loaded_task_files(),),
+        )
+        records = list(tqdm(found, **progress))
     rows = [
         row(Instance.from_record(json.loads(record)), prompt_format, system) for record in records
     ]
