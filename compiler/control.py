@@ -133,7 +133,7 @@ class Budget:
                 noted = self.cyclic.get(sub)
                 if noted is not None and noted[0] == component:
                     found |= noted[1]
-            self._count_instantiations(len(found))
+            self._count_instantiations(len(found), cycles=True)
             self._tick()
             self.cyclic[number] = (component, frozenset(found))
         return _ONE
@@ -141,7 +141,7 @@ class Budget:
     def avoids(self, argument: clingo.Symbol, head: clingo.Symbol) -> clingo.Symbol:
         """`@avoids(A, H) = 1`: the noted argument A (its conclusion in the component of H)
         has no sub-argument concluding H, so a rule with head H may use it. Counted."""
-        self._count_instantiations(1)
+        self._count_instantiations(1, cycles=True)
         self._tick()
         return _ZERO if head in self.cyclic[argument.number][1] else _ONE
 
@@ -152,9 +152,14 @@ class Budget:
         self._tick()
         return _ONE
 
-    def _count_instantiations(self, amount: int) -> None:
+    def _count_instantiations(self, amount: int, cycles: bool = False) -> None:
         self.instantiations += amount
         if self.instantiations > self.limits.instantiations:
+            if cycles:
+                self._fail(
+                    f"building the arguments takes more than {self.limits.instantiations:,}"
+                    " partial rule instantiations and no-repeat checks (long cycles of rules)"
+                )
             self._fail(
                 f"building the arguments takes more than {self.limits.instantiations:,}"
                 " partial rule instantiations (rules whose antecedents have many arguments)"
