@@ -21,29 +21,29 @@ BASE = ["generate", "status_query", "--level", "1", "--seed", "5", "--count", "4
 
 def interrupted_generate(out: Path, monkeypatch: pytest.MonkeyPatch, after: int) -> None:
     """Run BASE into `out` and interrupt it (Ctrl-C) as instance `after` + 1 is generated."""
-    real = tasks_cli.generate
+    real = tasks_cli.generate_json
     calls = []
 
-    def flaky(*args: object):
-        calls.append(args)
+    def flaky(job: tuple) -> str:
+        calls.append(job)
         if len(calls) > after:
             raise KeyboardInterrupt
-        return real(*args)
+        return real(job)
 
-    monkeypatch.setattr(tasks_cli, "generate", flaky)
+    monkeypatch.setattr(tasks_cli, "generate_json", flaky)
     assert main([*BASE, "--out", str(out)]) == EXIT_INTERRUPTED
-    monkeypatch.setattr(tasks_cli, "generate", real)
+    monkeypatch.setattr(tasks_cli, "generate_json", real)
 
 
 def counting_generate(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Seeds generated from now on."""
-    real, seeds = tasks_cli.generate, []
+    real, seeds = tasks_cli.generate_json, []
 
-    def counted(task, level, ordering, seed):
-        seeds.append(seed)
-        return real(task, level, ordering, seed)
+    def counted(job: tuple) -> str:
+        seeds.append(job[3])
+        return real(job)
 
-    monkeypatch.setattr(tasks_cli, "generate", counted)
+    monkeypatch.setattr(tasks_cli, "generate_json", counted)
     return seeds
 
 
