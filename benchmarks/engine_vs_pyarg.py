@@ -3,7 +3,7 @@
     python benchmarks/engine_vs_pyarg.py [--quick] [--sizes N ...] [--repeats N]
                                          [--timeout S] [--out FILE.json]
 
-Three tasks, each printed as a Markdown table on stdout (progress goes to stderr):
+Seven tasks (`--tasks`), each printed as a Markdown table on stdout (progress goes to stderr):
 
 1. grounded claim statuses under each of the four orderings: argc (`solve(...)`, then
    `.statuses`) against PyArg (theory, arguments, defeats, grounded extension and claim
@@ -12,7 +12,15 @@ Three tasks, each printed as a Markdown table on stdout (progress goes to stderr
 2. preferred extensions under last-link elitist: argc (`semantics="preferred"`) against
    PyArg's `get_preferred_extensions`, on small theories, then argc alone on larger ones;
 3. the largest size (number of directives) whose grounded statuses argc computes within 1 s
-   (median over the theories of a size), found by doubling and then bisecting.
+   (median over the theories of a size), found by doubling and then bisecting;
+4. batched: grounded statuses of 32 theories per size with `solve_many` (one clingo program
+   per batch), one at a time with `solve`, and with PyArg, each in a fresh process;
+5. deep: chains and trees of up to 3,000 rules (`deep.py`);
+6. startup: `argc check FILE` against an equivalent PyArg script, both as whole processes,
+   alternating (`startup.py`);
+7. scoring: constructive verifications per second per core on GRPO-like groups of
+   references and of wrong answers, one by one, grouped and in a scoring worker
+   (`scoring.py`).
 
 Every measurement, argc's and PyArg's, runs in a forked subprocess (clingo interns symbols
 for the life of a process, so a large theory would slow down every later argc call made in
@@ -892,8 +900,9 @@ def parse_arguments(argv: list[str] | None) -> tuple[argparse.Namespace, Setting
     )
     parser.add_argument(
         "--tasks",
-        default="grounded,batched,preferred,scan",
-        help="comma-separated subset of grounded,batched,preferred,scan (default: all)",
+        default="grounded,batched,deep,startup,scoring,preferred,scan",
+        help="comma-separated subset of grounded,batched,deep,startup,scoring,preferred,scan"
+        " (default: all)",
     )
     parser.add_argument("--out", type=Path, help="write the results as JSON to this file")
     options = parser.parse_args(argv)
@@ -984,6 +993,30 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\n## Grounded statuses in batches of {BATCH_THEORIES} theories\n", flush=True)
         print(batched_table(rows), flush=True)
         finished("batched")
+    if "deep" in tasks:
+        import deep
+
+        rows = deep.deep_rows(timeout=settings.timeout)
+        results["deep"] = rows
+        print("\n## Deep theories: chains and trees of rules\n", flush=True)
+        print(deep.markdown(rows), flush=True)
+        finished("deep")
+    if "startup" in tasks:
+        import startup
+
+        rows = startup.startup_rows(repeats=7 if options.quick else startup.REPEATS)
+        results["startup"] = rows
+        print("\n## `argc check` against a PyArg script, as whole processes\n", flush=True)
+        print(startup.table(rows), flush=True)
+        finished("startup")
+    if "scoring" in tasks:
+        import scoring
+
+        rows = scoring.scoring_rows(levels=(2, 10) if options.quick else scoring.LEVELS)
+        results["scoring"] = rows
+        print("\n## Constructive verifications per second per core\n", flush=True)
+        print(scoring.scoring_table(rows), flush=True)
+        finished("scoring")
     if "preferred" in tasks:
         ordering = ORDERINGS[0]
         sizes = settings.preferred_sizes
