@@ -39,11 +39,15 @@ def _rss_mib(pid: int) -> float:
 
 
 def _children(pid: int) -> list[int]:
-    try:
-        with open(f"/proc/{pid}/task/{pid}/children", encoding="ascii") as children:
-            return [int(child) for child in children.read().split()]
-    except OSError:
-        return []
+    """Child processes of any thread of `pid` (a pool starts replacement workers from its
+    own thread)."""
+    found = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            found += [int(child) for child in (task / "children").read_text().split()]
+        except OSError:
+            continue
+    return found
 
 
 def jobs(count: int) -> list[tuple[str, int, object, int]]:
