@@ -161,6 +161,7 @@ def test_the_ray_scoring_pool_scores_as_the_local_scorer(ray, tmp_path):
 def test_configure_makes_the_pool_every_process_s_default_scorer(ray):
     from argc.cluster import NAMESPACE, POOL_NAME, RayScorer
     from argc.tasks import isolation
+    from argc.tasks.framework import loaded_task_files
     from argc.train.rewards import native_reward
 
     instance = generate("attack", 2, Ordering(), 1)
@@ -173,7 +174,8 @@ def test_configure_makes_the_pool_every_process_s_default_scorer(ray):
         # Another process of the cluster finds the actor by its name and shares it.
         actor = ray.get_actor(f"{POOL_NAME}-0", namespace=NAMESPACE)
         assert ray.get(actor.score_many.remote([(instance, completion)]))[0].success
-        with RayScorer(True, actors=1) as attached:
+        # (with the task files this process has loaded, as the pool's actors do)
+        with RayScorer(True, actors=1, load=loaded_task_files()) as attached:
             assert attached.score(instance, completion).success
         assert ray.get_actor(f"{POOL_NAME}-0", namespace=NAMESPACE)  # still there
     finally:
