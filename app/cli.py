@@ -45,9 +45,12 @@ EXAMPLES = {
   argc curriculum --instances 50 --out docs/curriculum.md""",
     "bench build": """\
   argc bench build --out benchmark/ --workers 8
-  argc bench build --out benchmark/ --shard 1/4   # then argc bench merge""",
+  argc bench build --out benchmark/ --shard 1/4   # then argc bench merge
+  argc bench build --out benchmark/ --tasks attack --levels 1 2
+  argc bench build --out benchmark/ --ray HEAD:6379   # on a Ray cluster""",
     "bench audit": """\
-  argc bench audit benchmark/ --workers 4""",
+  argc bench audit benchmark/ --workers 4
+  argc bench audit benchmark/ --ray   # on Ray (RAY_ADDRESS, or a local instance)""",
     "bench diagnose": """\
   argc bench diagnose benchmark/ --workers 4 --out diagnostics.md""",
     "bench merge": """\
