@@ -82,7 +82,16 @@ def test_a_broken_pipe_exits_quietly():
 
 def test_ctrl_c_exits_130_quietly():
     # Reading a theory from a pipe that stays open: the command waits until interrupted.
-    process = argc_process("check", "-", "--time-limit", "60", stdin=subprocess.PIPE)
+    # SIGINT as a terminal delivers it, even when the suite runs where it is ignored
+    # (a background job of a non-interactive shell).
+    process = argc_process(
+        "check",
+        "-",
+        "--time-limit",
+        "60",
+        stdin=subprocess.PIPE,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     time.sleep(1.5)  # start-up, then waiting for input
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=30)
