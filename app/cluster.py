@@ -29,12 +29,14 @@ from __future__ import annotations
 import argparse
 import contextlib
 import itertools
+import multiprocessing
 import os
 import socket
 import sys
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import closing
 from functools import cache
 from typing import Any
 
@@ -403,3 +405,23 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def unordered_results(
+    function: Callable[[Any], Any],
+    items: Sequence[Any],
+    workers: int,
+    ray: RaySetting | None,
+    per_worker: int,
+) -> Iterator[Any]:
+    """`function(item)` for every item, as each finishes: as Ray tasks when `ray` is set,
+    else in `workers` spawned processes, each replaced after `per_worker` items."""
+    if ray is not None:
+        with closing(run_tasks(function, items, ray, max_calls=per_worker)) as results:
+            for _, result in results:
+                yield result
+        return
+    context = multiprocessing.get_context("spawn")
+    processes = max(1, min(workers, len(items)))
+    with context.Pool(processes, maxtasksperchild=per_worker) as pool:
+        yield from pool.imap_unordered(function, items)

@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
-import multiprocessing
 import os
 import sys
 from collections import Counter, defaultdict
@@ -220,17 +219,9 @@ def _job_results(
     jobs: list[tuple[int, str, bool]], workers: int, ray: RaySetting | None
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     """`_audit_job` over `jobs`, as they finish."""
-    if ray is not None:
-        from argc.cluster import run_tasks
+    from argc.cluster import unordered_results
 
-        with closing(run_tasks(_audit_job, jobs, ray, max_calls=ROWS_PER_WORKER)) as results:
-            for _, result in results:
-                yield result
-        return
-    context = multiprocessing.get_context("spawn")
-    processes = max(1, min(workers, len(jobs)))
-    with context.Pool(processes, maxtasksperchild=ROWS_PER_WORKER) as pool:
-        yield from pool.imap_unordered(_audit_job, jobs)
+    return unordered_results(_audit_job, jobs, workers, ray, ROWS_PER_WORKER)
 
 
 def _size(line: str) -> int:

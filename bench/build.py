@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import io
 import json
-import multiprocessing
 import os
 import sys
 from collections import Counter
@@ -216,17 +215,9 @@ def _cell_results(
     todo: Sequence[Cell], workers: int, ray: RaySetting | None
 ) -> Iterator[dict[str, Any]]:
     """The results of `build_cell` over `todo`, as they finish."""
-    if ray is not None:
-        from argc.cluster import run_tasks
+    from argc.cluster import unordered_results
 
-        with closing(run_tasks(build_cell, todo, ray, max_calls=CELLS_PER_WORKER)) as results:
-            for _, result in results:
-                yield result
-        return
-    context = multiprocessing.get_context("spawn")
-    processes = max(1, min(workers, len(todo)))
-    with context.Pool(processes, maxtasksperchild=CELLS_PER_WORKER) as pool:
-        yield from pool.imap_unordered(build_cell, todo)
+    return unordered_results(build_cell, todo, workers, ray, CELLS_PER_WORKER)
 
 
 def _write_cell(out: Path, cell: Cell, result: dict[str, Any]) -> None:
