@@ -18,7 +18,7 @@ from functools import cache
 import clingo
 from clingo import ast
 
-from argc.compiler.control import Budget, Limits, Session, _Deadline, _parsed
+from argc.compiler.control import Budget, Deadline, Limits, Session, parsed_encoding
 from argc.dsl.errors import LimitExceeded
 
 #: The variable that carries the theory id through every rule of the rewritten encodings.
@@ -81,7 +81,7 @@ def _bound(statement: ast.AST) -> ast.AST:
 def tagged_encoding(name: str) -> tuple[ast.AST, ...]:
     """The statements of `asp/<name>.lp` with every atom tagged by its theory."""
     tagger = _Tagger()
-    return tuple(tagger(statement) for statement in _parsed(name))
+    return tuple(tagger(statement) for statement in parsed_encoding(name))
 
 
 def tagged_facts(facts: str, theory: int) -> str:
@@ -100,7 +100,7 @@ class TheoryBudgets:
     argument, instantiation and attack limits. `culprit` is the theory whose own limit was
     hit (None when the batch as a whole ran out of time)."""
 
-    def __init__(self, limits: Limits, clock: _Deadline, count: int) -> None:
+    def __init__(self, limits: Limits, clock: Deadline, count: int) -> None:
         self.clock = clock
         self.budgets = [Budget(limits, clock) for _ in range(count)]
         self.culprit: int | None = None

@@ -14,7 +14,7 @@ from clingo import ast
 from argc.compiler.encodings import encoding_text
 from argc.dsl.errors import ArgcError, LimitExceeded
 
-__all__ = ["LimitExceeded", "Limits", "ProgramError", "Session"]
+__all__ = ["Deadline", "LimitExceeded", "Limits", "ProgramError", "Session", "parsed_encoding"]
 
 
 class ProgramError(ArgcError):
@@ -54,15 +54,20 @@ class Limits:
                 raise ValueError(f"the {name.replace('_', '-')} limit must be a positive integer")
 
 
-class _Deadline:
+class Deadline:
+    """The end of a time limit of `seconds`, counted from `started` (a `time.monotonic()`
+    value; None counts from now)."""
+
     def __init__(self, seconds: float, started: float | None = None) -> None:
         self.seconds = seconds
         self.end = (time.monotonic() if started is None else started) + seconds
 
     def remaining(self) -> float:
+        """Seconds left before the end, 0 once it has passed."""
         return max(self.end - time.monotonic(), 0.0)
 
     def check(self) -> None:
+        """LimitExceeded once the end has passed."""
         if time.monotonic() > self.end:
             raise LimitExceeded(f"time limit of {self.seconds:g} s exceeded")
 
@@ -73,7 +78,7 @@ class Budget:
     work against the limits, checking the deadline as they go, so that grounding stops at a
     limit instead of running on until it finishes."""
 
-    def __init__(self, limits: Limits, clock: _Deadline) -> None:
+    def __init__(self, limits: Limits, clock: Deadline) -> None:
         self.limits = limits
         self.clock = clock
         self.numbers: dict[clingo.Symbol, clingo.Symbol] = {}
@@ -240,8 +245,9 @@ _ONE, _ZERO = clingo.Number(1), clingo.Number(0)
 
 
 @cache
-def _parsed(name: str) -> tuple[ast.AST, ...]:
-    """The statements of `asp/<name>.lp`, parsed once per process."""
+def parsed_encoding(name: str) -> tuple[ast.AST, ...]:
+    """The statements of `asp/<name>.lp`, parsed once per process (shared by every Control
+    that loads the encoding, and by batches, which rewrite them)."""
     statements: list[ast.AST] = []
     ast.parse_string(encoding_text(name), statements.append)
     return tuple(statements)
@@ -285,7 +291,7 @@ class Session:
 
     def __init__(self, limits: Limits, *, maximal_sets: bool = False) -> None:
         self.limits = limits
-        self.deadline = _Deadline(limits.seconds, limits.started)
+        self.deadline = Deadline(limits.seconds, limits.started)
         arguments = ["--warn=none", "--models=0"]
         if maximal_sets:
             arguments += ["--heuristic=Domain", "--enum-mode=domRec"]
@@ -303,7 +309,7 @@ class Session:
         """Add encodings (by name, pre-parsed) to the program."""
         with ast.ProgramBuilder(self.control) as builder:
             for name in encodings:
-                for statement in _parsed(name):
+                for statement in parsed_encoding(name):
                     builder.add(statement)
 
     def ground(self, parts: Sequence[tuple[str, str]]) -> None:
