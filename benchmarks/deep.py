@@ -37,6 +37,9 @@ from argc.dsl.ir import Ordering, Theory
 from argc.dsl.parser import parse_theory
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from engine_vs_pyarg import markdown as markdown_table  # noqa: E402
 
 SIZES = (100, 300, 1000, 3000)
 TIMEOUT = 60.0
@@ -46,6 +49,8 @@ TIMEOUT = 60.0
 
 
 def chain(size: int, attacked: bool = False) -> str:
+    """`a0` an ordinary premise and `r_i: a_{i-1} => a_i` up to `a_size`; `attacked` adds the
+    axiom `-a0`, which undermines the bottom premise and so defeats every argument."""
     lines = ["[premise: a0]"]
     lines += [f"[defeasible r{i}: a{i - 1} => a{i}]" for i in range(1, size + 1)]
     if attacked:
@@ -54,6 +59,8 @@ def chain(size: int, attacked: bool = False) -> str:
 
 
 def tree(size: int, attacked: bool = False) -> str:
+    """A tree of branching 2: `r_i: a_{i-1}, b_i => a_i` with `a0` and every `b_i` ordinary
+    premises; `attacked` adds the axiom `-a0`."""
     lines = ["[premise: a0]"]
     for i in range(1, size + 1):
         lines += [f"[premise: b{i}]", f"[defeasible r{i}: a{i - 1} AND b{i} => a{i}]"]
@@ -63,7 +70,9 @@ def tree(size: int, attacked: bool = False) -> str:
 
 
 def binary_tree(size: int) -> str:
-    """A complete binary tree with about `size` rules (2**levels - 1)."""
+    """A complete binary tree of about `size` rules: with `levels` the nearest whole
+    log2(size + 1), 2**levels premises at the leaves and 2**levels - 1 rules, each concluding
+    its node from its two children."""
     levels = max(1, round(math.log2(size + 1)))
     lines: list[str] = []
     stack = [(levels, "n", False)]
@@ -80,6 +89,8 @@ def binary_tree(size: int) -> str:
 
 
 def ring(size: int) -> str:
+    """A cycle of `size` rules through the premise `a0`: every literal lies on one cycle, so
+    every argument is checked against every literal of the ring."""
     lines = ["[premise: a0]"]
     lines += [f"[defeasible r{i}: a{i - 1} => a{i}]" for i in range(1, size)]
     lines.append(f"[defeasible r{size}: a{size - 1} => a0]")
@@ -218,7 +229,7 @@ def markdown(rows: list[dict]) -> str:
         "PyArg/argc",
         "agree",
     ]
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    table = []
     for row in rows:
         argc, pyarg = row["argc_seconds"], row["pyarg_seconds"]
         ratio = f"{pyarg / argc:.1f}" if argc and pyarg else "—"
@@ -235,8 +246,8 @@ def markdown(rows: list[dict]) -> str:
             ratio,
             agree,
         ]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+        table.append(cells)
+    return markdown_table(header, table)
 
 
 def main(argv: list[str] | None = None) -> int:

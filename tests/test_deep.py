@@ -4,9 +4,12 @@ second of a short time limit."""
 
 from __future__ import annotations
 
+import importlib.util
 import random
+import sys
 import time
 from itertools import product
+from pathlib import Path
 
 import pytest
 from oracle import oracle
@@ -17,54 +20,22 @@ from argc.compiler.facts import cyclic_components
 from argc.dsl.ir import Literal, Ordering, Rule
 from argc.dsl.parser import parse_theory
 
+ROOT = Path(__file__).resolve().parent.parent
+
 # Deep theories ---------------------------------------------------------------------------
 
 
-def chain(depth: int, attacked: bool = False) -> str:
-    """`a0` an ordinary premise and `r_i: a_{i-1} => a_i` up to `a_depth`; `attacked` adds the
-    axiom `-a0`, which undermines the bottom premise and so defeats every argument."""
-    lines = ["[premise: a0]"]
-    lines += [f"[defeasible r{i}: a{i - 1} => a{i}]" for i in range(1, depth + 1)]
-    if attacked:
-        lines.append("[axiom: -a0]")
-    return "\n".join(lines) + "\n"
+def _deep_benchmark():
+    """`benchmarks/deep.py`, whose chains, trees and rings the tests below solve."""
+    spec = importlib.util.spec_from_file_location("deep_benchmark", ROOT / "benchmarks" / "deep.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
 
 
-def tree(depth: int, attacked: bool = False) -> str:
-    """A tree of branching 2: `r_i: a_{i-1}, b_i => a_i` with `a0` and every `b_i` ordinary
-    premises; `attacked` adds the axiom `-a0`."""
-    lines = ["[premise: a0]"]
-    for i in range(1, depth + 1):
-        lines += [f"[premise: b{i}]", f"[defeasible r{i}: a{i - 1} AND b{i} => a{i}]"]
-    if attacked:
-        lines.append("[axiom: -a0]")
-    return "\n".join(lines) + "\n"
-
-
-def binary_tree(levels: int) -> str:
-    """A complete binary tree of rules: 2**levels premises at the leaves, 2**levels - 1 rules,
-    each concluding its node from its two children."""
-    lines = []
-
-    def node(level: int, name: str) -> None:
-        if level == 0:
-            lines.append(f"[premise: {name}]")
-            return
-        node(level - 1, name + "l")
-        node(level - 1, name + "r")
-        lines.append(f"[defeasible r{name}: {name}l AND {name}r => {name}]")
-
-    node(levels, "n")
-    return "\n".join(lines) + "\n"
-
-
-def ring(size: int) -> str:
-    """A cycle of rules through the premise `a0`: every literal lies on one cycle, so every
-    argument is checked against every literal of the ring."""
-    lines = ["[premise: a0]"]
-    lines += [f"[defeasible r{i}: a{i - 1} => a{i}]" for i in range(1, size)]
-    lines.append(f"[defeasible r{size}: a{size - 1} => a0]")
-    return "\n".join(lines) + "\n"
+_deep = _deep_benchmark()
+chain, tree, binary_tree, ring = _deep.chain, _deep.tree, _deep.binary_tree, _deep.ring
 
 
 def status_counts(statuses: dict[Literal, str]) -> dict[str, int]:
@@ -111,7 +82,7 @@ def test_an_attacked_tree_of_1000_levels_keeps_its_side_premises():
 
 
 def test_a_complete_binary_tree_of_1023_rules():
-    solution = solve(parse_theory(binary_tree(10)))
+    solution = solve(parse_theory(binary_tree(1023)))
     assert len(solution.arguments) == 2047
     assert set(solution.statuses.values()) == {"justified", "overruled"}
     assert solution.status(Literal("n")) == "justified"
