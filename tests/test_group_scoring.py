@@ -8,7 +8,6 @@ import random
 import time
 
 import pytest
-from test_limits import misbehaving  # noqa: F401 - a fixture
 
 from argc.dsl.ir import ORDERINGS
 from argc.tasks import generate, score, score_group
@@ -67,7 +66,7 @@ def test_the_pool_scores_groups_of_several_instances_in_order():
         assert pool.score_many(pairs) == [score(*pair) for pair in pairs]
 
 
-def test_a_group_that_kills_its_worker_is_scored_again_answer_by_answer(misbehaving):  # noqa: F811
+def test_a_group_that_kills_its_worker_is_scored_again_answer_by_answer(misbehaving):
     path, instance = misbehaving
     group = ["<answer>fine</answer>", "<answer>die</answer>", "<answer>fine</answer>"]
     with IsolatedScorer(load=[str(path)]) as pool:
@@ -76,7 +75,7 @@ def test_a_group_that_kills_its_worker_is_scored_again_answer_by_answer(misbehav
     assert "died (exit code 3)" in scores[1].reason
 
 
-def test_a_group_past_the_deadline_fails_only_where_the_answer_loops(misbehaving):  # noqa: F811
+def test_a_group_past_the_deadline_fails_only_where_the_answer_loops(misbehaving):
     path, instance = misbehaving
     group = ["<answer>loop</answer>", "<answer>fine</answer>"]
     with IsolatedScorer(isolation=Isolation(seconds=1.0), load=[str(path)]) as pool:

@@ -281,46 +281,24 @@ def test_chained_intervention_scores_zero_promptly(counter_argument, scorer):
     assert time.monotonic() - started < SCORING_LIMITS.seconds + 2
 
 
-def test_explosive_formalization_scores_zero_promptly(scorer):
-    instance = generate("formalization", 1, Ordering(), 0)
+def explosive_formalization() -> list[str]:
+    """An answer of 31 directives to a formalization: three copies of `chained_rules`, tens of
+    thousands of partial instantiations each, padded with plain rules."""
     answer = ["[axiom: s]", "[axiom: t]", "[premise: u]", "[premise: v]"]
     for copy in range(3):
         answer += chained_rules(("s", "t") if copy % 2 else ("u", "v"), f"c{copy}r", f"g{copy}")
-    answer += [f"[defeasible pad{i}: s => w{i}]" for i in range(31 - len(answer))]
+    return answer + [f"[defeasible pad{i}: s => w{i}]" for i in range(31 - len(answer))]
+
+
+def test_explosive_formalization_scores_zero_promptly(scorer):
+    instance = generate("formalization", 1, Ordering(), 0)
+    answer = explosive_formalization()
     assert len(answer) == 31
     started = time.monotonic()
     result = scorer.score(instance, "<answer>" + "\n".join(answer) + "</answer>")
     assert time.monotonic() - started < SCORING_LIMITS.seconds + 2
     assert (result.native, result.success) == (0.0, False)
     assert "exceeds the scoring limits" in result.reason
-
-
-MISBEHAVING_TASKS = """
-import os, time
-from argc.tasks.framework import Score, register
-from argc.tasks.status_query import StatusQuery
-
-@register
-class Endless(StatusQuery):
-    name = "endless"
-    def score_answer(self, instance, answer):
-        if answer == "loop":
-            while True:
-                pass
-        if answer == "hoard":
-            hoard = [bytearray(64 << 20) for _ in range(64)]
-        if answer == "die":
-            os._exit(3)
-        return Score(0.5, False, "scored")
-"""
-
-
-@pytest.fixture()
-def misbehaving(tmp_path) -> tuple[Path, Instance]:
-    path = tmp_path / "misbehaving.py"
-    path.write_text(MISBEHAVING_TASKS, encoding="utf-8")
-    record = generate("status_query", 1, Ordering(), 0).record()
-    return path, Instance.from_record({**record, "task": "endless"})
 
 
 def test_a_scorer_past_the_deadline_is_killed_and_replaced(misbehaving):

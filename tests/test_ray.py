@@ -9,7 +9,9 @@ import socket
 import sys
 from pathlib import Path
 
+import misbehaving_tasks
 import pytest
+from test_limits import explosive_formalization
 
 from argc.bench.audit import audit
 from argc.bench.build import CELLS, build
@@ -21,20 +23,6 @@ from argc.tasks.isolation import IsolatedScorer, Isolation
 
 TASKS = ("attack", "claim_chain")
 LEVELS = (1, 2)
-
-MISBEHAVING_TASKS = """
-from argc.tasks.framework import Score, register
-from argc.tasks.status_query import StatusQuery
-
-@register
-class Endless(StatusQuery):
-    name = "endless"
-    def score_answer(self, instance, answer):
-        if answer == "loop":
-            while True:
-                pass
-        return Score(0.5, False, "scored")
-"""
 
 
 @pytest.fixture(scope="module")
@@ -107,36 +95,14 @@ def test_a_dataset_on_ray_has_the_local_rows(ray, tmp_path):
     assert (tmp_path / "there.parquet").read_bytes() == (tmp_path / "here.parquet").read_bytes()
 
 
-def test_the_ray_scoring_pool_scores_as_the_local_scorer(ray, tmp_path):
+def test_the_ray_scoring_pool_scores_as_the_local_scorer(ray, misbehaving):
     from argc.cluster import RayScorer
 
-    path = tmp_path / "misbehaving.py"
-    path.write_text(MISBEHAVING_TASKS, encoding="utf-8")
+    path, endless = misbehaving
+    fine = misbehaving_tasks.endless(1)
     counter = generate("counter_argument", 3, Ordering(), 0)
     formalization = generate("formalization", 1, Ordering(), 0)
-    endless, fine = (
-        type(counter).from_record(
-            {**generate("status_query", 1, Ordering(), seed).record(), "task": "endless"}
-        )
-        for seed in (0, 1)
-    )
-    # The explosive formalization of tests/test_limits.py: chains of rules whose antecedents
-    # are all the previous heads, tens of thousands of partial instantiations each.
-    explosive = ["[axiom: s]", "[axiom: t]", "[premise: u]", "[premise: v]"]
-    for copy in range(3):
-        first, second = ("s", "t") if copy % 2 else ("u", "v")
-        heads = [f"h{i}" for i in range(1, 6)]
-        explosive += [
-            f"[defeasible c{copy}r1: {first} => h1]",
-            f"[defeasible c{copy}r2: {second} => h1]",
-            *(
-                f"[defeasible c{copy}r{i + 2}: {' AND '.join(heads[:i])} => {heads[i]}]"
-                for i in range(1, 5)
-            ),
-            f"[defeasible c{copy}r7: {' AND '.join(heads)} AND nope => h6]",
-            f"[defeasible c{copy}r8: {' AND '.join(reversed(heads))} AND nope2 => g{copy}]",
-        ]
-    explosive += [f"[defeasible pad{i}: s => w{i}]" for i in range(31 - len(explosive))]
+    explosive = explosive_formalization()
     pairs = [
         (counter, f"<answer>{counter.reference}</answer>"),
         (counter, "<answer>[axiom: nothing]</answer>"),  # with the first: a group
