@@ -38,7 +38,11 @@ from argc.tasks.framework import SCORING_LIMITS, Candidate, Instance, Score, Tas
 from argc.tasks.prompts import answer_request, theory_block
 
 #: Limits for the minimum search at generation time; a search that hits them is rejected.
-SEARCH_LIMITS = Limits(seconds=20.0, arguments=5_000)
+#: As for GENERATION_LIMITS, the counts decide, so that an instance is the same on any
+#: machine: they bound the grounding, and the optimisation over the candidates that follows
+#: takes about a second at most on generated candidates, so the time limit is only a last
+#: resort, far above what a search takes even on a loaded node.
+SEARCH_LIMITS = Limits(seconds=300.0, arguments=5_000)
 
 # Intervention languages ------------------------------------------------------------------
 
