@@ -167,6 +167,10 @@ def build(theory: Theory) -> ArgumentationTheory:
         contraries[f"-{atom}"].add(language[atom])
     for contrary in theory.contraries:
         contraries[str(contrary.attacked)].add(language[str(contrary.attacker)])
+    for contradictory in theory.contradictories:  # each listed as the other's contrary
+        first, second = str(contradictory.first), str(contradictory.second)
+        contraries[first].add(language[second])
+        contraries[second].add(language[first])
 
     def rule_object(rule):
         kind = StrictRule if rule.strict else DefeasibleRule

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 
 from argc.dsl.ir import (
     Axiom,
+    Contradictory,
     Contrary,
     Directive,
     Literal,
@@ -23,8 +24,8 @@ def literal_term(literal: Literal) -> str:
 
 
 def directive_atoms(directive: Directive) -> list[str]:
-    """The input atoms (without the final period) one knowledge, rule, preference or
-    contrary directive stands for; header directives stand for none."""
+    """The input atoms (without the final period) one knowledge, rule, preference, contrary or
+    contradictory directive stands for; header directives stand for none."""
     match directive:
         case Axiom(literal=literal):
             return [f"axiom({literal_term(literal)})"]
@@ -46,6 +47,8 @@ def directive_atoms(directive: Directive) -> list[str]:
             return [f"premise_pref({literal_term(weaker)}, {literal_term(stronger)})"]
         case Contrary(attacker=attacker, attacked=attacked):
             return [f"contrary({literal_term(attacker)}, {literal_term(attacked)})"]
+        case Contradictory(first=first, second=second):
+            return [f"contradictory({literal_term(first)}, {literal_term(second)})"]
     return []
 
 

@@ -4,6 +4,7 @@ from argc.dsl.errors import ArgcError, InputError
 from argc.dsl.ir import (
     SEMANTICS,
     Axiom,
+    Contradictory,
     Contrary,
     Directive,
     Literal,
@@ -20,6 +21,7 @@ __all__ = [
     "SEMANTICS",
     "ArgcError",
     "Axiom",
+    "Contradictory",
     "Contrary",
     "Directive",
     "InputError",

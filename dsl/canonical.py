@@ -1,12 +1,13 @@
 """Canonical alpha-renaming of theories, for comparing them up to the names they use.
 
-`canonical(t)` renames rules to `r1, r2, ...` and atoms to `a1, a2, ...` so that two theories
-that differ only by a bijective renaming (and by the order of their directives, of rule
-antecedents and of queries) become equal. Rule names and atoms share one namespace: the literal
-`-r1` undercuts rule `r1`, so a symbol that is both a rule name and an atom is renamed once, as a
-rule. The renaming is found by colour refinement (1-dimensional Weisfeiler-Leman) over a graph of
-symbols, followed by individualisation-refinement with automorphism pruning; the result is the
-renamed theory whose text is lexicographically smallest over the search tree's leaves.
+`canonical(t)` renames rules to `r1, r2, ...` and atoms to `a1, a2, ...` so that two theories that
+differ only by a bijective renaming (and by the order of their directives, of rule antecedents, of
+queries and of the two sides of a contradictory declaration) become equal. Rule names and atoms
+share one namespace: the literal `-r1` undercuts rule `r1`, so a symbol that is both a rule name
+and an atom is renamed once, as a rule. The renaming is found by colour refinement (1-dimensional
+Weisfeiler-Leman) over a graph of symbols, followed by individualisation-refinement with
+automorphism pruning; the result is the renamed theory whose text is lexicographically smallest
+over the search tree's leaves.
 """
 
 from __future__ import annotations
@@ -14,7 +15,15 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from argc.dsl.ir import Contrary, Literal, PremisePreference, Rule, RulePreference, Theory
+from argc.dsl.ir import (
+    Contradictory,
+    Contrary,
+    Literal,
+    PremisePreference,
+    Rule,
+    RulePreference,
+    Theory,
+)
 
 __all__ = ["LEAF_BOUND", "canonical"]
 
@@ -26,7 +35,8 @@ Edge = tuple[tuple[str, int, int], int]
 
 
 def canonical(theory: Theory, *, rename_atoms: bool = True) -> Theory:
-    """The theory with canonical names, sorted directive groups, rule bodies and queries.
+    """The theory with canonical names, sorted directive groups, rule bodies, queries and
+    contradictory pairs.
 
     Rules become `r1, r2, ...` everywhere, including where a rule name is used as a literal.
     With `rename_atoms` the remaining atoms become `a1, a2, ...`; without it they keep their
@@ -67,6 +77,12 @@ class _Graph:
             attacker, attacked = contrary.attacker, contrary.attacked
             signs = int(attacker.negated), int(attacked.negated)
             self._link(attacker.atom, "contrary", attacked.atom, *signs)
+        for contradictory in theory.contradictories:
+            # Unordered: a link each way, so that neither side is told apart.
+            first, second = contradictory.first, contradictory.second
+            for one, other in ((first, second), (second, first)):
+                signs = int(one.negated), int(other.negated)
+                self._link(one.atom, "contradictory", other.atom, *signs)
         self.fixed = frozenset(
             () if rename_atoms else (name for name in self.symbols if name not in self.rules)
         )
@@ -141,6 +157,9 @@ def _renamed(theory: Theory, mapping: dict[str, str]) -> Theory:
             PremisePreference(lit(p.stronger), lit(p.weaker)) for p in theory.premise_preferences
         ),
         contraries=ordered(Contrary(lit(c.attacker), lit(c.attacked)) for c in theory.contraries),
+        contradictories=ordered(
+            Contradictory(*ordered((lit(c.first), lit(c.second)))) for c in theory.contradictories
+        ),
         ordering=theory.ordering,
         semantics=theory.semantics,
         queries=ordered(lit(x) for x in theory.queries),

@@ -199,6 +199,32 @@ class Contrary:
         return f"[contrary: {self.attacker} ~> {self.attacked}]"
 
 
+@dataclass(frozen=True, eq=False)
+class Contradictory:
+    """`first` and `second` are contradictory: each attacks the other, and preferences decide
+    as for an atom and its negation. `a <-> b` and `b <-> a` are the same conflict: they are
+    equal and hash alike; a theory keeps the one written first."""
+
+    first: Literal
+    second: Literal
+    position: Position | None = _position()
+
+    @property
+    def pair(self) -> frozenset[Literal]:
+        return frozenset((self.first, self.second))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Contradictory):
+            return NotImplemented
+        return self.pair == other.pair
+
+    def __hash__(self) -> int:
+        return hash((Contradictory, self.pair))
+
+    def __str__(self) -> str:
+        return f"[contradictory: {self.first} <-> {self.second}]"
+
+
 @dataclass(frozen=True)
 class OrderingHeader:
     ordering: Ordering
@@ -233,6 +259,7 @@ Directive = Union[  # noqa: UP007 - a runtime alias used with isinstance
     RulePreference,
     PremisePreference,
     Contrary,
+    Contradictory,
     OrderingHeader,
     SemanticsHeader,
     QueryHeader,
@@ -252,6 +279,7 @@ class Theory:
     rule_preferences: tuple[RulePreference, ...] = ()
     premise_preferences: tuple[PremisePreference, ...] = ()
     contraries: tuple[Contrary, ...] = ()
+    contradictories: tuple[Contradictory, ...] = ()
     ordering: Ordering | None = None
     semantics: str | None = None
     queries: tuple[Literal, ...] = ()
@@ -278,6 +306,7 @@ class Theory:
         yield from (Axiom(literal) for literal in self.axioms)
         yield from (Premise(literal) for literal in self.premises)
         yield from self.contraries
+        yield from self.contradictories
         yield from self.rules
         yield from self.rule_preferences
         yield from self.premise_preferences
@@ -299,6 +328,7 @@ class Theory:
             self.rule_preferences,
             self.premise_preferences,
             self.contraries,
+            self.contradictories,
         )
 
     @property
@@ -326,6 +356,8 @@ class Theory:
             found.update((preference.stronger, preference.weaker))
         for contrary in self.contraries:
             found.update((contrary.attacker, contrary.attacked))
+        for contradictory in self.contradictories:
+            found.update((contradictory.first, contradictory.second))
         return frozenset(found)
 
     def claims(self) -> tuple[Literal, ...]:
@@ -379,6 +411,13 @@ class _Builder:
                 raise self.error(
                     f"'{contrary.attacker}' cannot be a contrary of itself", contrary.position
                 )
+        contradictories = group(Contradictory)
+        for contradictory in contradictories:
+            if contradictory.first == contradictory.second:
+                raise self.error(
+                    f"'{contradictory.first}' cannot be contradictory to itself",
+                    contradictory.position,
+                )
         return Theory(
             axioms=tuple(axiom.literal for axiom in axioms),
             premises=tuple(premise.literal for premise in premises),
@@ -386,6 +425,7 @@ class _Builder:
             rule_preferences=tuple(rule_preferences),
             premise_preferences=tuple(premise_preferences),
             contraries=tuple(contraries),
+            contradictories=tuple(contradictories),
             ordering=self.single(group(OrderingHeader), "ordering", "ordering"),
             semantics=self.single(group(SemanticsHeader), "semantics", "semantics"),
             queries=tuple(

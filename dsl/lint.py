@@ -1,6 +1,7 @@
 """Warnings about well-formed theories that probably do not say what their author meant:
-preferences that form a cycle (so none of them is strict) and rules named like atoms the
-theory uses for something else (a rule's name is a literal: `-r` undercuts the rule `r`)."""
+preferences that form a cycle (so none of them is strict), rules named like atoms the theory
+uses for something else (a rule's name is a literal: `-r` undercuts the rule `r`) and
+contradictory declarations that signed negation already makes (`a <-> -a`)."""
 
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ def theory_warnings(theory: Theory) -> list[TheoryWarning]:
     premise_pairs = [(p.stronger, p.weaker, p.position) for p in theory.premise_preferences]
     found = _cycles(rule_pairs, "rule") + _cycles(premise_pairs, "premise")
     found += _rules_named_like_atoms(theory)
+    found += _redundant_contradictories(theory)
     return found
 
 
@@ -126,3 +128,16 @@ def _knowledge_and_antecedents(theory: Theory) -> Iterable[Literal]:
     yield from theory.premises
     for rule in theory.rules:
         yield from rule.body
+
+
+def _redundant_contradictories(theory: Theory) -> list[TheoryWarning]:
+    """`[contradictory: a <-> -a]`: an atom and its negation are contradictory anyway."""
+    return [
+        TheoryWarning(
+            f"'{c.first}' and '{c.second}' are contradictory anyway (an atom and its"
+            " negation): the declaration is redundant",
+            c.position,
+        )
+        for c in theory.contradictories
+        if c.first == c.second.complement
+    ]

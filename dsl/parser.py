@@ -24,6 +24,7 @@ from argc.dsl.errors import InputError, LimitExceeded
 from argc.dsl.ir import (
     SEMANTICS,
     Axiom,
+    Contradictory,
     Contrary,
     Directive,
     Literal,
@@ -80,9 +81,11 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _WORD = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
 #: The directive keywords after "[" (none is a prefix of another).
 _KEYWORD = re.compile(
-    r"axiom|premise|defeasible|strict|prefer_rule|prefer_premise|contrary|ordering|semantics"
-    r"|query"
+    r"axiom|premise|defeasible|strict|prefer_rule|prefer_premise|contrary|contradictory"
+    r"|ordering|semantics|query"
 )
+#: The token between the two literals of a directive that relates two literals.
+_BETWEEN = {"prefer_premise": ">", "contrary": "~>", "contradictory": "<->"}
 #: Names read between two looks at the deadline.
 _DEADLINE_EVERY = 256
 
@@ -207,11 +210,13 @@ class _Scanner:
                 raise _Unread
             return SemanticsHeader(word, at)
         first = self.literal()
-        self.token(">" if kind == "prefer_premise" else "~>")
+        self.token(_BETWEEN[kind])
         second = self.literal()
         self.token("]")
         if kind == "prefer_premise":
             return PremisePreference(first, second, at)
+        if kind == "contradictory":
+            return Contradictory(first, second, at)
         return Contrary(first, second, at)
 
     def directives(self) -> list[Directive]:
@@ -327,6 +332,11 @@ def _lark() -> tuple[Lark, type]:
         def contrary(self, meta, children):
             attacker, attacked = children
             return Contrary(attacker, attacked, _at(meta))
+
+        @v_args(meta=True)
+        def contradictory(self, meta, children):
+            first, second = children
+            return Contradictory(first, second, _at(meta))
 
         @v_args(meta=True)
         def ordering(self, meta, words):

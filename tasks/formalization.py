@@ -37,6 +37,7 @@ from argc.compiler import LimitExceeded, QueryResult, Solution, solve
 from argc.dsl.errors import ArgcError
 from argc.dsl.ir import (
     Axiom,
+    Contradictory,
     Contrary,
     Directive,
     Literal,
@@ -280,8 +281,9 @@ class Signer:
     is signed by that rule's signature. A rule is signed by its kind, the set of its
     antecedents' signatures and its head's signature; a rule preference by the signatures
     of its two rules; premises, axioms, premise preferences and contraries by their
-    literals'. Signatures are interned, so nested ones cost no more than flat ones. A rule
-    that reaches itself through undercutter literals gets a `cycle` mark at that point.
+    literals' (a contradictory declaration by the set of its two literals'). Signatures are
+    interned, so nested ones cost no more than flat ones. A rule that reaches itself through
+    undercutter literals gets a `cycle` mark at that point.
     """
 
     def __init__(self) -> None:
@@ -337,6 +339,9 @@ class _TheorySigner:
         if isinstance(directive, Contrary):
             attacker, attacked = self.literal(directive.attacker), self.literal(directive.attacked)
             return self.signer.intern(("contrary", attacker, attacked))
+        if isinstance(directive, Contradictory):
+            pair = frozenset((self.literal(directive.first), self.literal(directive.second)))
+            return self.signer.intern(("contradictory", pair))
         return None
 
     def directives(self, directives: Iterable[Directive]) -> Counter[int]:

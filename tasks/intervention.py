@@ -22,6 +22,7 @@ from argc.compiler.intervention import Minimum, fewest_additions
 from argc.dsl.errors import ArgcError
 from argc.dsl.ir import (
     Axiom,
+    Contradictory,
     Directive,
     Literal,
     Ordering,
@@ -95,6 +96,8 @@ def rejection(
         return _premise_rejection(directive.literal, base)
     if isinstance(directive, Axiom):
         return "axioms may not be added"
+    if isinstance(directive, Contradictory):
+        return "contradictory declarations may not be added: they change the language"
     return f"'{directive}' may not be added"
 
 
