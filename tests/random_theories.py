@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from argc.dsl.ir import (
     Axiom,
+    Contradictory,
     Contrary,
     Literal,
     Premise,
@@ -31,6 +32,7 @@ class Shape:
     premise_preferences: int = 2
     contraries: int = 0
     max_body: int = 3
+    contradictories: int = 0
 
 
 def random_shape(rng: random.Random, scale: int = 1) -> Shape:
@@ -54,14 +56,19 @@ def random_theory(
     seed: int, shape: Shape | None = None, scale: int = 1, twins: bool = False
 ) -> Theory:
     """A random theory with premises, axioms, strict and defeasible rules (1..max_body
-    antecedents, cycles allowed), undercutters, rule and premise preferences and contraries.
+    antecedents, cycles allowed), undercutters, rule and premise preferences, contraries and
+    contradictory pairs.
 
     Without `twins`, rules never share both body and head with another rule (where PyArg
     2.0.2 collapses rules); with it, some rules get a differently named twin. No literal is
-    both an axiom and an ordinary premise.
+    both an axiom and an ordinary premise. Contradictory pairs come last, from a random stream
+    of their own, so that the rest of a seed's theory does not depend on them.
     """
     rng = random.Random(seed)
-    shape = shape or random_shape(rng, scale)
+    extra = random.Random(f"{seed}-contradictory")
+    if shape is None:
+        shape = random_shape(rng, scale)
+        shape = replace(shape, contradictories=extra.choice((0, 0, 0, 1, 2)) * scale)
     atoms = [f"p{index}" for index in range(shape.atoms)]
 
     def literal() -> Literal:
@@ -111,13 +118,23 @@ def random_theory(
         attacker, attacked = literal(), literal()
         if attacker.atom != attacked.atom:
             contraries.append(Contrary(attacker, attacked))
-    return Theory.from_directives(
-        [
-            *(Axiom(found) for found in axioms),
-            *(Premise(found) for found in premises),
-            *rules,
-            *rule_preferences,
-            *premise_preferences,
-            *contraries,
-        ]
-    )
+    directives = [
+        *(Axiom(found) for found in axioms),
+        *(Premise(found) for found in premises),
+        *rules,
+        *rule_preferences,
+        *premise_preferences,
+        *contraries,
+    ]
+    # Mostly between literals the theory concludes or assumes, so that the pair is contested;
+    # now and then an atom and its own negation (redundant, but legal).
+    named = sorted({*axioms, *premises, *(rule.head for rule in rules)}, key=str)
+    for _ in range(shape.contradictories if named else 0):
+        first = extra.choice(named)
+        if extra.random() < 0.1:
+            second = first.complement
+        else:
+            second = extra.choice([*named, Literal(extra.choice(atoms), extra.random() < 0.4)])
+        if first != second:
+            directives.append(Contradictory(first, second))
+    return Theory.from_directives(directives)

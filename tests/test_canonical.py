@@ -11,6 +11,7 @@ from argc.dsl import canonical as canonical_module
 from argc.dsl.canonical import canonical
 from argc.dsl.ir import (
     Axiom,
+    Contradictory,
     Contrary,
     Literal,
     Ordering,
@@ -61,6 +62,15 @@ HANDWRITTEN = {
         [premise: p] [defeasible d: p => q] [strict s: d AND q -> -s]
         [defeasible u: q => -d] [contrary: s ~> -u]
     """,
+    "contradictories": """
+        [premise: a] [premise: b] [premise: c] [defeasible d1: a => x] [defeasible d2: b => y]
+        [defeasible d3: c => -z] [contradictory: x <-> y] [contradictory: -z <-> y]
+        [contradictory: d1 <-> -x] [contradictory: c <-> -c] [prefer_rule: d1 > d2]
+    """,
+    "contradictory triangle": """
+        [premise: a] [premise: b] [premise: c]
+        [contradictory: a <-> b] [contradictory: c <-> b] [contradictory: a <-> c]
+    """,
 }
 
 
@@ -99,6 +109,7 @@ def renamed(theory: Theory, mapping: dict[str, str], rng: random.Random | None =
         *(RulePreference(name(p.stronger), name(p.weaker)) for p in theory.rule_preferences),
         *(PremisePreference(lit(p.stronger), lit(p.weaker)) for p in theory.premise_preferences),
         *(Contrary(lit(c.attacker), lit(c.attacked)) for c in theory.contraries),
+        *(Contradictory(*shuffled((lit(c.first), lit(c.second)))) for c in theory.contradictories),
     ]
     if theory.queries:
         directives.append(QueryHeader(shuffled(lit(x) for x in theory.queries)))
@@ -147,6 +158,10 @@ def random_theory(rng: random.Random, atoms: int = 6, rules: int = 6) -> Theory:
         attacker, attacked = literal(everything), literal(everything)
         if attacker != attacked:
             directives.append(Contrary(attacker, attacked))
+    for _ in range(rng.randint(0, 2)):
+        first, second = literal(everything), literal(everything)
+        if first != second:
+            directives.append(Contradictory(first, second))
     if rng.random() < 0.5:
         directives.append(QueryHeader(tuple(dict.fromkeys(literal(everything) for _ in range(2)))))
     if rng.random() < 0.3:
@@ -163,6 +178,7 @@ def normal(theory: Theory) -> tuple:
         frozenset((p.stronger, p.weaker) for p in theory.rule_preferences),
         frozenset((p.stronger, p.weaker) for p in theory.premise_preferences),
         frozenset((c.attacker, c.attacked) for c in theory.contraries),
+        frozenset(c.pair for c in theory.contradictories),
         frozenset(theory.queries),
         theory.ordering,
         theory.semantics,
@@ -241,6 +257,9 @@ def test_directive_order_alone_does_not_matter() -> None:
         " [prefer_premise: -a > b]",
         "[premise: a] [premise: b] [contrary: a ~> b]",  # contrary direction
         "[premise: a] [premise: b] [contrary: a ~> -b] [contrary: -b ~> a]",  # its polarity
+        "[premise: a] [premise: b] [contradictory: a <-> -b]",  # contradictory polarity
+        "[premise: a] [premise: b] [contradictory: a <-> b] [contrary: a ~> -b]",
+        "[premise: a] [contradictory: a <-> -a] [contradictory: b <-> -c]",
         "[axiom: a] [axiom: -b] [premise: c] [premise: -e] [query: f, -g]",  # knowledge roles
         "[premise: a] [defeasible d: a => b] [defeasible e: a => b] [defeasible u: a => -d]",
         "[premise: a] [defeasible d: a => b] [defeasible e: a => c] [strict s: d -> b]",
@@ -331,6 +350,28 @@ def test_one_change_gives_a_different_result(changed: str) -> None:
     assert canonical(parse_theory(changed)).to_text() != canonical(parse_theory(EXAMPLE)).to_text()
 
 
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [
+        ("[contradictory: a <-> b]", "[contradictory: a <-> -b]"),  # polarity
+        ("[contradictory: a <-> b]", "[contrary: a ~> b] [contrary: b ~> a]"),  # the directive
+        ("[contradictory: a <-> b]", "[contrary: a ~> b]"),
+        ("[contradictory: a <-> -a]", "[contradictory: a <-> -b]"),
+        ("[premise: a] [contradictory: a <-> b]", "[premise: a] [contradictory: -a <-> b]"),
+    ],
+)
+def test_contradictory_declarations_are_told_apart(one: str, other: str) -> None:
+    assert canonical(parse_theory(one)) != canonical(parse_theory(other))
+    assert canonical(parse_theory(one)).to_text() != canonical(parse_theory(other)).to_text()
+
+
+def test_the_sides_of_a_contradictory_declaration_do_not_matter() -> None:
+    one = parse_theory("[premise: a] [defeasible d: a => b] [contradictory: -b <-> c]")
+    other = parse_theory("[premise: a] [defeasible d: a => b] [contradictory: c <-> -b]")
+    expected = "[premise: a3]\n[contradictory: -a2 <-> a1]\n[defeasible r1: a3 => a2]\n"
+    assert canonical(one).to_text() == canonical(other).to_text() == expected
+
+
 def test_regular_structures_colour_refinement_cannot_tell_apart() -> None:
     """One 6-cycle of rules and two 3-cycles look alike locally; the search tells them apart."""
     six = "".join(f"[defeasible d{i}: x{i} => x{(i + 1) % 6}]" for i in range(6))
@@ -411,8 +452,17 @@ def test_rule_bodies_and_groups_are_sorted() -> None:
     result = canonical(random_theory(random.Random(5), atoms=8, rules=8))
     for rule in result.rules:
         assert list(rule.body) == sorted(rule.body, key=str)
-    for group in (result.axioms, result.premises, result.rules, result.contraries):
+    groups = (
+        result.axioms,
+        result.premises,
+        result.rules,
+        result.contraries,
+        result.contradictories,
+    )
+    for group in groups:
         assert list(group) == sorted(group, key=str)
+    for pair in result.contradictories:
+        assert str(pair.first) < str(pair.second)
     assert list(result.queries) == sorted(result.queries, key=str)
 
 

@@ -195,6 +195,14 @@ def test_rules_named_like_atoms_are_warned_about():
     assert warnings_of(strict)[0].startswith("t.arg:2:1: warning: rule 's' is named like")
 
 
+def test_redundant_contradictory_declarations_are_warned_about():
+    assert warnings_of("[premise: a]\n[contradictory: a <-> -b]\n") == []
+    assert warnings_of("[premise: a]\n  [contradictory: -a <-> a]\n") == [
+        "t.arg:2:3: warning: '-a' and 'a' are contradictory anyway (an atom and its negation):"
+        " the declaration is redundant"
+    ]
+
+
 # Fuzzing ----------------------------------------------------------------------------------
 
 FLAGS = [

@@ -1,4 +1,5 @@
-"""Differential tests against PyArg 2.0.2 on random theories over the four orderings.
+"""Differential tests against PyArg 2.0.2 on random theories over the four orderings, and a
+contradictory pair checked by hand.
 
 CI runs a reduced count; the full count is `ARGC_ORACLE_THEORIES=2000 pytest -m oracle`.
 """
@@ -14,6 +15,7 @@ from oracle import oracle
 from random_theories import random_theory
 
 from argc.compiler import LimitExceeded, Limits, solve, solve_many
+from argc.dsl import Literal, parse_theory
 from argc.dsl.ir import ORDERINGS, SEMANTICS, Ordering, Theory
 
 THEORIES = int(os.environ.get("ARGC_ORACLE_THEORIES", "400"))
@@ -107,3 +109,72 @@ def test_mp2013_reading_agrees_with_pyarg_under_that_set_comparison(start: int) 
         context = _context(seed, ordering, theory)
         assert set(solution.defeats) == expected.defeats, context
         assert solution.grounded == expected.grounded(), context
+
+
+# A declared contradictory pair -------------------------------------------------------------
+
+CONTESTED = """
+[axiom: a]
+[axiom: b]
+[defeasible r1: a => p]
+[defeasible r2: b => q]
+[contradictory: p <-> q]
+"""
+
+
+@pytest.mark.parametrize("ordering", ORDERINGS, ids=str)
+@pytest.mark.parametrize("preference", ["", "[prefer_rule: r1 > r2]", "[prefer_rule: r2 > r1]"])
+def test_a_contradictory_pair_is_decided_by_preferences(ordering: Ordering, preference: str):
+    """By hand: r1(a) and r2(b) rebut each other on p and q (both have defeasible top rules);
+    the axioms make them firm, so every ordering compares r1 with r2 alone. Without a
+    preference neither is strictly weaker: both rebuts defeat, the grounded extension is the
+    axioms, p and q are undecided. A preference makes the weaker rebut fail: the preferred
+    conclusion is justified and the other overruled. The declaration's order does not matter,
+    and PyArg (each literal listing the other as a contrary) agrees."""
+    defeats = {"": {("r1(a)", "r2(b)"), ("r2(b)", "r1(a)")}}
+    defeats["[prefer_rule: r1 > r2]"] = {("r1(a)", "r2(b)")}
+    defeats["[prefer_rule: r2 > r1]"] = {("r2(b)", "r1(a)")}
+    grounded = {"": {"a", "b"}, "[prefer_rule: r1 > r2]": {"a", "b", "r1(a)"}}
+    grounded["[prefer_rule: r2 > r1]"] = {"a", "b", "r2(b)"}
+    statuses = {
+        "": ("undecided", "undecided"),
+        "[prefer_rule: r1 > r2]": ("justified", "overruled"),
+        "[prefer_rule: r2 > r1]": ("overruled", "justified"),
+    }
+    theory = parse_theory(CONTESTED + preference)
+    reversed_pair = parse_theory(CONTESTED.replace("p <-> q", "q <-> p") + preference)
+    for written in (theory, reversed_pair):
+        solution = solve(written, ordering=ordering)
+        assert set(solution.arguments) == {"a", "b", "r1(a)", "r2(b)"}
+        assert set(solution.defeats) == defeats[preference]
+        assert set(solution.grounded) == grounded[preference]
+        p, q = solution.status(Literal("p")), solution.status(Literal("q"))
+        assert (p, q) == statuses[preference]
+        assert solution.status(Literal("p", True)) == "overruled"  # no argument for -p
+        expected = oracle(written, ordering)
+        assert set(solution.defeats) == expected.defeats
+        assert solution.grounded == expected.grounded()
+        found = {str(literal): status for literal, status in solution.statuses.items()}
+        assert found == expected.statuses(list(written.claims()))
+        for semantics in ("preferred", "stable"):
+            extensions = set(solve(written, ordering=ordering, semantics=semantics).extensions)
+            assert extensions == expected.extensions(semantics)
+
+
+def test_a_contradictory_pair_is_two_contraries_declared_both_ways():
+    """A one-way contrary succeeds whatever the preferences; declared both ways it is a
+    contradictory pair, decided by them."""
+    ordering = Ordering()
+    pair = parse_theory(CONTESTED + "[prefer_rule: r2 > r1]")
+    both_ways = parse_theory(
+        CONTESTED.replace("[contradictory: p <-> q]", "[contrary: p ~> q] [contrary: q ~> p]")
+        + "[prefer_rule: r2 > r1]"
+    )
+    one_way = parse_theory(
+        CONTESTED.replace("[contradictory: p <-> q]", "[contrary: p ~> q]")
+        + "[prefer_rule: r2 > r1]"
+    )
+    assert solve(pair, ordering=ordering).statuses == solve(both_ways, ordering=ordering).statuses
+    assert solve(pair, ordering=ordering).status(Literal("p")) == "overruled"
+    assert solve(one_way, ordering=ordering).status(Literal("p")) == "justified"
+    assert solve(one_way, ordering=ordering).status(Literal("q")) == "overruled"

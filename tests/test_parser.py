@@ -14,6 +14,7 @@ from argc.dsl import (
     SEMANTICS,
     ArgcError,
     Axiom,
+    Contradictory,
     Contrary,
     InputError,
     Literal,
@@ -114,6 +115,8 @@ def test_literal_parse_round_trips(atom, negated):
         ("[prefer_rule: r1 > r2]", RulePreference("r1", "r2")),
         ("[prefer_premise: a > -b]", PremisePreference(lit("a"), lit("-b"))),
         ("[contrary: a ~> -b]", Contrary(lit("a"), lit("-b"))),
+        ("[contradictory: a <-> -b]", Contradictory(lit("a"), lit("-b"))),
+        ("[contradictory: -a <-> a]", Contradictory(lit("-a"), lit("a"))),
         (
             "[ordering: weakest-link democratic]",
             OrderingHeader(Ordering("weakest-link", "democratic")),
@@ -142,6 +145,7 @@ def test_directives_fill_the_theory():
         [axiom: a] [premise: b] [premise: -b]
         [defeasible d1: a => c] [defeasible d2: b => -c] [strict s1: c -> e]
         [prefer_rule: d1 > d2] [prefer_premise: -b > b] [contrary: e ~> b]
+        [contradictory: e <-> -f]
         """
     )
     assert theory.ordering == Ordering("last-link", "democratic")
@@ -156,6 +160,8 @@ def test_directives_fill_the_theory():
     assert theory.rule_preferences == (RulePreference("d1", "d2"),)
     assert theory.premise_preferences == (PremisePreference(lit("-b"), lit("b")),)
     assert theory.contraries == (Contrary(lit("e"), lit("b")),)
+    assert theory.contradictories == (Contradictory(lit("e"), lit("-f")),)
+    assert lit("-f") in theory.literals()
     with pytest.raises(KeyError):
         theory.rule("nope")
 
@@ -273,6 +279,24 @@ def test_exact_duplicates_are_dropped():
     assert len(theory.premise_preferences) == 1
 
 
+def test_a_contradictory_pair_is_unordered():
+    """`a <-> b` and `b <-> a` declare one conflict: equal directives, and the theory keeps
+    the one written first, so that printing and parsing give an equal theory."""
+    assert Contradictory(lit("a"), lit("-b")) == Contradictory(lit("-b"), lit("a"))
+    assert hash(Contradictory(lit("a"), lit("-b"))) == hash(Contradictory(lit("-b"), lit("a")))
+    assert Contradictory(lit("a"), lit("b")) != Contradictory(lit("a"), lit("-b"))
+    assert Contradictory(lit("a"), lit("b")) != Contrary(lit("a"), lit("b"))
+    theory = parse_theory(
+        "[contradictory: -b <-> a] [contradictory: a <-> -b] [contradictory: c <-> a]"
+        " [contradictory: -b<->a]"
+    )
+    assert theory.to_text() == "[contradictory: -b <-> a]\n[contradictory: c <-> a]\n"
+    assert [str(c.first) for c in theory.contradictories] == ["-b", "c"]
+    assert parse_theory(theory.to_text()) == theory
+    assert theory == parse_theory("[contradictory: a <-> -b] [contradictory: a <-> c]")
+    assert theory.without_header().contradictories == theory.contradictories
+
+
 # Errors: syntax -----------------------------------------------------------------------------
 
 
@@ -302,6 +326,10 @@ def assert_located(error: InputError, message: str, line: int, column: int, file
         ("[defeasible r: a -> b]", "unexpected '->'; expected '=>'", 1, 18),
         ("[strict r: a => b]", "unexpected '=>'; expected '->'", 1, 14),
         ("[contrary: a > b]", "expected '~>'", 1, 14),
+        ("[contradictory: a ~> b]", "unexpected '~>'; expected '<->'", 1, 19),
+        ("[contradictory: a <-> ]", "unexpected ']'", 1, 23),
+        ("[contradictory: a <-> b c]", "unexpected 'c'; expected ']'", 1, 25),
+        ("[contrary: a <-> b]", "expected '~>'", 1, 14),
         ("[prefer_rule: a > -b]", "unexpected '-'; expected a name", 1, 19),
         ("[premise: a]\n[axiom: b", "unexpected end of input", 2, 9),
         ("\n\n[premise", "unexpected end of input", 3, 2),
@@ -391,6 +419,13 @@ def test_syntax_error_shows_tabs_as_one_column():
         ),
         ("[contrary: -a ~> -a]", "'-a' cannot be a contrary of itself", 1, 1),
         (
+            "[premise: a]\n  [contradictory: a <-> a]",
+            "'a' cannot be contradictory to itself",
+            2,
+            3,
+        ),
+        ("[contradictory: -b <-> -b]", "'-b' cannot be contradictory to itself", 1, 1),
+        (
             "[semantics: grounded]\n[semantics: preferred]",
             "the semantics is set twice, differently",
             2,
@@ -440,6 +475,7 @@ def test_input_size_limit(monkeypatch):
 def test_printing_order_and_format():
     theory = parse_theory(
         "[prefer_rule: d1 > d2] [defeasible d2: b => -c] [premise: b] [contrary: e ~> b]"
+        " [contradictory: c <-> -e]"
         " [query: c] [defeasible d1: a => c] [axiom: a] [ordering: weakest-link democratic]"
         " [strict s: c -> e] [semantics: stage] [premise: -b] [prefer_premise: -b > b]"
     )
@@ -451,6 +487,7 @@ def test_printing_order_and_format():
         "[premise: b]\n"
         "[premise: -b]\n"
         "[contrary: e ~> b]\n"
+        "[contradictory: c <-> -e]\n"
         "[defeasible d2: b => -c]\n"
         "[defeasible d1: a => c]\n"
         "[strict s: c -> e]\n"
@@ -572,6 +609,8 @@ FRAGMENTS = [
     "=>",
     "->",
     "~>",
+    "<->",
+    "<-",
     "-",
     "AND",
     " ",
@@ -588,6 +627,7 @@ FRAGMENTS = [
     "prefer_rule",
     "prefer_premise",
     "contrary",
+    "contradictory",
     "ordering",
     "semantics",
     "query",
@@ -616,6 +656,7 @@ FRAGMENTS = [
     "[axiom: a]",
     "[query: a, -b]",
     "[ordering: last-link elitist]",
+    "[contradictory: a <-> -b]",
 ]
 
 fragment_text = st.lists(st.sampled_from(FRAGMENTS), max_size=40).map("".join)
@@ -701,7 +742,7 @@ NAMES = st.one_of(
 #: Separators between tokens; each is whitespace, possibly with a comment.
 SEPARATORS = [" ", "  ", "\n", "\t", "\r\n", " % note [with] ] brackets\n", "\n\n    ", "%\n"]
 #: Tokens next to which the separator may be empty.
-PUNCTUATION = {"[", "]", ":", ",", ">", "=>", "->", "~>", "-"}
+PUNCTUATION = {"[", "]", ":", ",", ">", "=>", "->", "~>", "<->", "-"}
 
 
 def literal_tokens(literal: Literal) -> list[str]:
@@ -727,6 +768,9 @@ def directive_tokens(directive) -> list[str]:
     if isinstance(directive, Contrary):
         attacker, attacked = literal_tokens(directive.attacker), literal_tokens(directive.attacked)
         return ["[", "contrary", ":", *attacker, "~>", *attacked, "]"]
+    if isinstance(directive, Contradictory):
+        first, second = literal_tokens(directive.first), literal_tokens(directive.second)
+        return ["[", "contradictory", ":", *first, "<->", *second, "]"]
     if isinstance(directive, OrderingHeader):
         return ["[", "ordering", ":", *str(directive.ordering).split(), "]"]
     if isinstance(directive, SemanticsHeader):
@@ -780,6 +824,9 @@ def valid_directives(draw) -> list:
     for attacker, attacked in draw(st.lists(st.tuples(literals, literals), max_size=3)):
         if attacker != attacked:
             directives.append(Contrary(attacker, attacked))
+    for first, second in draw(st.lists(st.tuples(literals, literals), max_size=3)):
+        if first != second:
+            directives.append(Contradictory(first, second))
 
     ordering = draw(
         st.none()

@@ -41,6 +41,7 @@ from argc.tasks.counter_argument import CounterArgument
 from argc.tasks.framework import CELLS, Candidate
 from argc.tasks.intervention import (
     ATTACKING,
+    FORMS,
     InterventionTask,
     intervention_target,
     legal_part,
@@ -451,6 +452,14 @@ def test_illegal_directives_are_rejected_but_counted(single: Instance) -> None:
     )
     found = score_intervention(single, f"{axiom}\n{cuts[1]}")
     assert not found.success and "axioms may not be added" in found.reason
+    # Nor may contradictory declarations, which change the language: declaring the axiom e
+    # and t contradictory would overrule t without a new rule.
+    declared = "[contradictory: e <-> t]"
+    after = solve(THEORY.apply(directives([declared, cuts[1]])), ordering=ORDERING)
+    assert after.status(T) == "overruled"
+    found = score_intervention(single, f"{declared}\n{cuts[1]}")
+    assert not found.success
+    assert "contradictory declarations may not be added: they change the language" in found.reason
 
 
 def test_preferences_may_name_rules_the_answer_adds_later(single: Instance) -> None:
@@ -481,10 +490,14 @@ def test_legal_part() -> None:
             "[defeasible n5: e => nw]",  # 11 legal: a new head is fine
             "[defeasible nw: e => -t]",  # 12 nw is an atom of the answer
             "[premise: q]",  # 13 not a negation
+            "[contradictory: e <-> t]",  # 14 contradictory declarations are not permitted
         ]
     )
     legal, reasons = legal_part(answer_directives, THEORY, ATTACKING)
     assert legal == [answer_directives[i] for i in (0, 1, 4, 5, 9, 11)]
+    assert legal_part(answer_directives, THEORY, tuple(FORMS))[1][-1].endswith(
+        "contradictory declarations may not be added: they change the language"
+    )
     expected = [
         "is defined twice",
         "strict rules may not be added",
@@ -494,6 +507,7 @@ def test_legal_part() -> None:
         "'k' is an atom of the theory or of the answer",
         "'nw' is an atom of the theory or of the answer",
         "'q' is not the negation of an ordinary premise",
+        "contradictory declarations may not be added",
     ]
     assert len(reasons) == len(expected)
     for reason, phrase in zip(reasons, expected, strict=True):

@@ -109,11 +109,14 @@ def defeats(theory: Theory, ordering: Ordering) -> set[tuple[str, str]]:
     args = arguments(theory)
     ordinary = set(theory.premises)
     defeasible = {rule.name for rule in theory.defeasible_rules}
-    contrary = {(c.attacker, c.attacked) for c in theory.contraries}
+    # Declared conflicts: contraries one way, contradictory pairs both ways.
+    declared = {(c.attacker, c.attacked) for c in theory.contraries}
+    declared |= {(c.first, c.second) for c in theory.contradictories}
+    declared |= {(c.second, c.first) for c in theory.contradictories}
     prefs = Preferences(theory, ordering)
 
     def opposes(x: Literal, y: Literal) -> bool:
-        return x == y.complement or (x, y) in contrary
+        return x == y.complement or (x, y) in declared
 
     def weaker(a: Arg, b: Arg) -> bool:
         pa, pb = a.premises(ordinary), b.premises(ordinary)
