@@ -39,10 +39,10 @@ from argc.dsl.ir import (
     SemanticsHeader,
     Theory,
 )
+from argc.dsl.syntax import cache_path, lark_syntax_error
 
 if TYPE_CHECKING:
     from lark import Lark, Token
-    from lark.exceptions import UnexpectedInput
 
 #: Inputs longer than this many characters are refused before parsing.
 MAX_SOURCE_CHARS = 4_000_000
@@ -55,8 +55,6 @@ _FRIENDLY_TERMINALS = {
 }
 
 
-#: Characters of an offending token quoted in a syntax error.
-QUOTED_TOKEN_CHARS = 40
 #: The monotonic time by which the parse in progress must end (None: no deadline).
 _deadline: ContextVar[float | None] = ContextVar("parse_deadline", default=None)
 
@@ -246,30 +244,6 @@ def _grammar() -> str:
     return files("argc.dsl").joinpath("theory.lark").read_text(encoding="utf-8")
 
 
-def cache_path(grammar: str) -> Path | None:
-    """Where the built parser of `grammar` is kept between runs: a private folder of the
-    user's cache (`$XDG_CACHE_HOME/argc`, else `~/.cache/argc`), one file per grammar, Lark
-    version and Python version. None when there is no such folder that only its owner can
-    write (Lark then builds the parser each time)."""
-    import hashlib
-
-    import lark
-
-    base = os.environ.get("XDG_CACHE_HOME", "")
-    try:
-        root = Path(base) if os.path.isabs(base) else Path.home() / ".cache"
-        folder = root / "argc"
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        info = folder.stat()
-    except (OSError, RuntimeError):  # RuntimeError: no home directory
-        return None
-    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o022:
-        return None  # a cached parser is a pickle: load it only from the user's own folder
-    digest = hashlib.sha256(grammar.encode("utf-8")).hexdigest()[:16]
-    python = "{}{}".format(*sys.version_info[:2])
-    return folder / f"theory-{digest}-lark{lark.__version__}-py{python}.lark"
-
-
 @cache
 def _lark() -> tuple[Lark, type]:
     """Lark's parser of theory.lark (loaded from the cache when it was built before) and the
@@ -277,7 +251,7 @@ def _lark() -> tuple[Lark, type]:
     from lark import Lark, Transformer, v_args
 
     grammar = _grammar()
-    path = cache_path(grammar)
+    path = cache_path(grammar, "theory")
     # Lark checks the file's own hash of the grammar and options before using it, rebuilds
     # the parser when the file is missing or unreadable, and skips writing when it cannot.
     parser = Lark(
@@ -376,51 +350,6 @@ class _SettingError(Exception):
         self.token = token
 
 
-def _describe(terminal: str) -> str:
-    from lark.lexer import PatternStr
-
-    if terminal in _FRIENDLY_TERMINALS:
-        return _FRIENDLY_TERMINALS[terminal]
-    try:
-        pattern = _parser().get_terminal(terminal).pattern
-    except KeyError:
-        return terminal
-    return f"'{pattern.value}'" if isinstance(pattern, PatternStr) else terminal
-
-
-def _syntax_error(error: UnexpectedInput, filename: str, lines: list[str]) -> InputError:
-    from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedToken
-
-    accepted = getattr(error, "accepts", None) or getattr(error, "expected", None) or ()
-    expected = sorted({_describe(name) for name in accepted})
-    if isinstance(error, UnexpectedCharacters):
-        message = f"unexpected character {error.char!r}"
-        expected = sorted({_describe(name) for name in error.allowed or ()})
-    elif isinstance(error, UnexpectedEOF) or (
-        isinstance(error, UnexpectedToken) and error.token.type == "$END"
-    ):
-        message = "unexpected end of input (a directive is not closed with ']'?)"
-    else:
-        message = f"unexpected {_quoted(str(error.token))}"
-    if expected:
-        message += "; expected " + (
-            expected[0] if len(expected) == 1 else "one of " + ", ".join(expected)
-        )
-    line = getattr(error, "line", None)
-    column = getattr(error, "column", None)
-    if line is None or line < 1:
-        line = max(len(lines), 1)
-        column = len(lines[-1]) + 1 if lines else 1
-    source_line = lines[line - 1] if 0 < line <= len(lines) else ""
-    return InputError(message, filename=filename, line=line, column=column, source_line=source_line)
-
-
-def _quoted(text: str) -> str:
-    if len(text) > QUOTED_TOKEN_CHARS:
-        text = text[:QUOTED_TOKEN_CHARS] + "..."
-    return repr(text)
-
-
 def parse_directives(
     text: str, filename: str = "<input>", *, deadline: float | None = None
 ) -> list[Directive]:
@@ -455,7 +384,7 @@ def _lark_directives(text: str, filename: str, deadline: float | None) -> list[D
     except _OutOfTime:
         raise LimitExceeded(f"{filename}: time limit exceeded while parsing") from None
     except UnexpectedInput as error:
-        raise _syntax_error(error, filename, lines) from None
+        raise lark_syntax_error(error, parser, _FRIENDLY_TERMINALS, filename, lines) from None
     except VisitError as error:
         cause = error.orig_exc
         if isinstance(cause, _SettingError):

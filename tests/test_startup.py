@@ -21,6 +21,7 @@ from random_theories import random_theory
 from argc import cli
 from argc.compiler import cli as engine_cli
 from argc.dsl import parser as parser_module
+from argc.dsl import syntax
 from argc.dsl.errors import InputError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -338,17 +339,17 @@ def test_the_cache_is_a_private_folder_keyed_by_grammar_and_versions(tmp_path, m
     import lark
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    path = parser_module.cache_path("grammar text")
+    path = syntax.cache_path("grammar text", "theory")
     assert path is not None and path.parent == tmp_path / "argc"
     assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
     assert f"lark{lark.__version__}" in path.name
-    assert path != parser_module.cache_path("another grammar")
+    assert path != syntax.cache_path("another grammar", "theory")
 
 
 def test_a_relative_cache_home_means_the_home_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", "relative/cache")
     monkeypatch.setenv("HOME", str(tmp_path))
-    path = parser_module.cache_path("grammar text")
+    path = syntax.cache_path("grammar text", "theory")
     assert path is not None and path.parent == tmp_path / ".cache" / "argc"
 
 
@@ -356,12 +357,12 @@ def test_no_cache_where_the_folder_cannot_be_made_or_is_shared(tmp_path, monkeyp
     blocker = tmp_path / "file"
     blocker.write_text("", encoding="utf-8")
     monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))
-    assert parser_module.cache_path("grammar text") is None
+    assert syntax.cache_path("grammar text", "theory") is None
     shared = tmp_path / "shared"
     (shared / "argc").mkdir(parents=True)
     (shared / "argc").chmod(0o777)
     monkeypatch.setenv("XDG_CACHE_HOME", str(shared))
-    assert parser_module.cache_path("grammar text") is None
+    assert syntax.cache_path("grammar text", "theory") is None
 
 
 _BROKEN = "[premise: a]\n[defeasible r: a => ]\n"

@@ -1,0 +1,100 @@
+"""What the directive languages' Lark parsers share: a per-user cache of built parsers and
+syntax errors that name the file, line and column and say what was expected."""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from argc.dsl.errors import InputError
+
+if TYPE_CHECKING:
+    from lark import Lark
+    from lark.exceptions import UnexpectedInput
+
+#: Characters of an offending token quoted in a syntax error.
+QUOTED_TOKEN_CHARS = 40
+
+
+def cache_path(grammar: str, language: str) -> Path | None:
+    """Where the built parser of `grammar` is kept between runs: a private folder of the
+    user's cache (`$XDG_CACHE_HOME/argc`, else `~/.cache/argc`), one file per language,
+    grammar, Lark version and Python version. None when there is no such folder that only its
+    owner can write (Lark then builds the parser each time)."""
+    import hashlib
+
+    import lark
+
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    try:
+        root = Path(base) if os.path.isabs(base) else Path.home() / ".cache"
+        folder = root / "argc"
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        info = folder.stat()
+    except (OSError, RuntimeError):  # RuntimeError: no home directory
+        return None
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o022:
+        return None  # a cached parser is a pickle: load it only from the user's own folder
+    digest = hashlib.sha256(grammar.encode("utf-8")).hexdigest()[:16]
+    python = "{}{}".format(*sys.version_info[:2])
+    return folder / f"{language}-{digest}-lark{lark.__version__}-py{python}.lark"
+
+
+def _describe(terminal: str, parser: Lark, friendly: Mapping[str, str]) -> str:
+    from lark.lexer import PatternStr
+
+    if terminal in friendly:
+        return friendly[terminal]
+    try:
+        pattern = parser.get_terminal(terminal).pattern
+    except KeyError:
+        return terminal
+    return f"'{pattern.value}'" if isinstance(pattern, PatternStr) else terminal
+
+
+def quoted(text: str) -> str:
+    """`text` quoted for a message, shortened past QUOTED_TOKEN_CHARS."""
+    if len(text) > QUOTED_TOKEN_CHARS:
+        text = text[:QUOTED_TOKEN_CHARS] + "..."
+    return repr(text)
+
+
+def lark_syntax_error(
+    error: UnexpectedInput,
+    parser: Lark,
+    friendly: Mapping[str, str],
+    filename: str,
+    lines: list[str],
+    unclosed: str = "a directive is not closed with ']'?",
+) -> InputError:
+    """An InputError for Lark's syntax error: what was found, what was expected (terminals
+    named by `friendly` where it names them), where; `unclosed` hints at the usual cause of
+    an unexpected end of input."""
+    from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedToken
+
+    accepted = getattr(error, "accepts", None) or getattr(error, "expected", None) or ()
+    expected = sorted({_describe(name, parser, friendly) for name in accepted})
+    if isinstance(error, UnexpectedCharacters):
+        message = f"unexpected character {error.char!r}"
+        expected = sorted({_describe(name, parser, friendly) for name in error.allowed or ()})
+    elif isinstance(error, UnexpectedEOF) or (
+        isinstance(error, UnexpectedToken) and error.token.type == "$END"
+    ):
+        message = f"unexpected end of input ({unclosed})"
+    else:
+        message = f"unexpected {quoted(str(error.token))}"
+    if expected:
+        message += "; expected " + (
+            expected[0] if len(expected) == 1 else "one of " + ", ".join(expected)
+        )
+    line = getattr(error, "line", None)
+    column = getattr(error, "column", None)
+    if line is None or line < 1:
+        line = max(len(lines), 1)
+        column = len(lines[-1]) + 1 if lines else 1
+    source_line = lines[line - 1] if 0 < line <= len(lines) else ""
+    return InputError(message, filename=filename, line=line, column=column, source_line=source_line)
