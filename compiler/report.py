@@ -100,13 +100,13 @@ def counted(number: int, noun: str) -> str:
 def inconsistency(solution: Solution) -> str:
     """Which literals are justified together with their contradictories."""
     both = [
-        literal
-        for literal in solution.theory.claims()
-        if not literal.negated
-        and solution.status(literal) == "justified"
-        and solution.status(literal.complement) == "justified"
-    ]
-    pairs = ", ".join(f"{literal} and {literal.complement}" for literal in both)
+        (literal, literal.complement) for literal in solution.theory.claims() if not literal.negated
+    ] + [(pair.first, pair.second) for pair in solution.theory.contradictories]
+    pairs = ", ".join(
+        f"{first} and {second}"
+        for first, second in both
+        if solution.status(first) == "justified" and solution.status(second) == "justified"
+    )
     return f"INCONSISTENT: {pairs} are both justified"
 
 

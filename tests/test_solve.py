@@ -394,3 +394,14 @@ def test_sub_argument_limit_stops_deep_theories():
     assert len(solve(theory, limits=Limits(sub_arguments=5_200)).arguments) == 101
     with pytest.raises(LimitExceeded, match=r"more than 1,000 sub-arguments in all"):
         solve(theory, limits=Limits(sub_arguments=1_000))
+
+
+def test_declared_contradictories_both_justified_are_inconsistent():
+    from argc.compiler.report import inconsistency
+
+    theory = parse_theory("[axiom: p]\n[axiom: q]\n[contradictory: p <-> q]\n")
+    solution = solve(theory)
+    assert solution.status(Literal("p")) == solution.status(Literal("q")) == "justified"
+    assert not solution.consistent
+    assert inconsistency(solution) == "INCONSISTENT: p and q are both justified"
+    assert solve(parse_theory("[axiom: p]\n[axiom: q]\n")).consistent
