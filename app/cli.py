@@ -36,6 +36,14 @@ EXAMPLES = {
   argc query examples/modgil_prakken_tweety.arg examples/new_task/undercut_status.lp""",
     "af": """\
   argc af framework.apx --semantics preferred --credulous a1""",
+    "norms": """\
+  argc norms solve examples/norms/archive_entry.norm
+  argc norms diff examples/norms/archive_entry.norm examples/norms/archive_entry_reordered.norm""",
+    "norms solve": """\
+  argc norms solve examples/norms/archive_entry.norm --json""",
+    "norms diff": """\
+  argc norms diff examples/norms/archive_entry.norm \\
+      examples/norms/archive_entry_no_priority.norm --json""",
     "generate": """\
   argc generate status_query --level 7 --ordering weakest-link --set democratic \\
       --seed 0 --count 100 --out instances.jsonl""",
@@ -83,6 +91,9 @@ GROUPS = {
         "check": "solve theories and report statuses, extensions and consistency",
         "query": "run an ASP query over a theory's solved model and print the atoms it shows",
         "af": "solve abstract argumentation frameworks (ICCMA .apx or .af files)",
+    },
+    "argc.compiler.norms.cli": {
+        "norms": "normative worlds (.norm): solve a world's query, compare two worlds",
     },
     "argc.tasks.cli": {
         "generate": "generate task instances (JSONL)",

@@ -65,7 +65,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     check = commands.add_parser(
         "check",
         help="solve theories and report statuses, extensions and consistency",
-        description="Solve each .arg file; flags override the file's header directives.",
+        description="Solve each .arg file (or normative world, .norm); flags override the"
+        " file's header directives.",
     )
     check.set_defaults(handler=_check)
     check.add_argument("files", nargs="+", metavar="FILE")
@@ -235,7 +236,7 @@ def _check_file(file: str, args: argparse.Namespace, watchdog: Watchdog) -> int:
     path = source_name(file)
     limits = _clock(_limits(args), watchdog, path, args.json)
     try:
-        theory = read_theory(file, deadline=_deadline(limits))
+        theory = _read(file, limits)
         solution = solve(
             theory,
             ordering=_ordering(args, theory.ordering),
@@ -249,6 +250,16 @@ def _check_file(file: str, args: argparse.Namespace, watchdog: Watchdog) -> int:
     for warning in _warnings(solution.theory, path, args.explain):
         print(warning, file=sys.stderr, flush=True)
     return _present(solution, path, args)
+
+
+def _read(file: str, limits: Limits) -> Theory:
+    """The theory of a `.arg` file, or of a normative world's `.norm` file (docs/norms.md)."""
+    if file.endswith(".norm"):
+        from argc.compiler.norms.theory import world_theory
+        from argc.dsl.norms.parser import read_world
+
+        return world_theory(read_world(file), limits)
+    return read_theory(file, deadline=_deadline(limits))
 
 
 def _warnings(theory: Theory, path: str, explained: list[Literal]) -> list[str]:

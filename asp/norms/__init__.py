@@ -1,0 +1,1 @@
+"""ASP encodings of normative worlds (read as package data)."""

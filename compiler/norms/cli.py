@@ -1,0 +1,141 @@
+"""`argc norms`: solve a normative world's query, compare a root world with a variant."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from argc.compiler.control import Limits
+from argc.compiler.guard import Watchdog, memory_cap
+from argc.compiler.norms.changes import ChangeRecord, change_record
+from argc.compiler.norms.verdict import Verdict, solve_world
+from argc.dsl.errors import InputError
+from argc.dsl.norms.parser import read_world
+from argc.dsl.parser import source_name
+from argc.options import positive_int, seconds
+
+#: The default cap on the command's memory (address space), in MiB.
+DEFAULT_MEMORY_MB = 4096
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    """Add `norms solve` and `norms diff` to the `argc` command line."""
+    norms = commands.add_parser(
+        "norms",
+        help="normative worlds (.norm): solve a world's query, compare two worlds",
+        description="Normative worlds: facts, identity rules, normative rules with"
+        " priorities, and a queried action (docs/norms.md).",
+    )
+    actions = norms.add_subparsers(dest="action", required=True, metavar="ACTION")
+    solve = actions.add_parser(
+        "solve",
+        help="the answer for the queried action, decisive and defeated rules, statuses,"
+        " attacks and the minimal support",
+        description="Solve a world (grounded semantics) and report its verdict on the"
+        " queried action.",
+    )
+    solve.add_argument("world", metavar="WORLD.norm")
+    solve.set_defaults(handler=_solve)
+    diff = actions.add_parser(
+        "diff",
+        help="the change record from a root world to a variant",
+        description="Solve both worlds and report the relation between them and the"
+        " changes of answer, support, statuses and attacks.",
+    )
+    diff.add_argument("root", metavar="ROOT.norm")
+    diff.add_argument("variant", metavar="VARIANT.norm")
+    diff.set_defaults(handler=_diff)
+    for command in (solve, diff):
+        command.add_argument("--json", action="store_true", help="one JSON object")
+        command.add_argument(
+            "--time-limit",
+            type=seconds,
+            default=60.0,
+            metavar="SECONDS",
+            help="per world: reading, grounding and solving",
+        )
+        command.add_argument(
+            "--max-memory",
+            type=positive_int,
+            default=DEFAULT_MEMORY_MB,
+            metavar="MIB",
+            help="memory the command may take beyond what it holds at start",
+        )
+
+
+def _verdict(path: str, args: argparse.Namespace, watchdog: Watchdog) -> Verdict:
+    """A world's verdict within the time limit (the watchdog ends a run that overstays)."""
+    name = source_name(path)
+    watchdog.arm(args.time_limit, f"{name}: time limit of {args.time_limit:g} s exceeded")
+    try:
+        world = read_world(path)
+        if world.query is None:
+            raise InputError(
+                "the world has no [query: ACTION] naming the action to decide", filename=name
+            )
+        return solve_world(world, Limits(seconds=args.time_limit))
+    finally:
+        watchdog.disarm()
+
+
+def _solve(args: argparse.Namespace) -> int:
+    with memory_cap(args.max_memory), Watchdog() as watchdog:
+        verdict = _verdict(args.world, args, watchdog)
+    print(json.dumps(verdict.to_json()) if args.json else verdict_text(verdict))
+    return 0
+
+
+def _diff(args: argparse.Namespace) -> int:
+    with memory_cap(args.max_memory), Watchdog() as watchdog:
+        before = _verdict(args.root, args, watchdog)
+        after = _verdict(args.variant, args, watchdog)
+    record = change_record(before, after)
+    print(json.dumps(record.to_json()) if args.json else record_text(record))
+    return 0
+
+
+def _rules(rules: tuple[str, ...] | list[str]) -> str:
+    return ", ".join(rules) or "none"
+
+
+def verdict_text(verdict: Verdict) -> str:
+    """A verdict for people to read."""
+    lines = [
+        f"query: {verdict.query}",
+        f"answer: {verdict.answer}",
+        f"decisive: {_rules(verdict.decisive)}",
+        f"defeated: {_rules(verdict.defeated)}",
+        "support: "
+        + _rules(verdict.support.rules)
+        + (
+            f" (facts: {', '.join(map(str, verdict.support.facts))})"
+            if verdict.support.facts
+            else ""
+        ),
+    ]
+    for label, rules in verdict.labels.items():
+        lines.append(f"holds: {label} by {_rules(rules)}")
+    for rule, status in verdict.statuses.items():
+        lines.append(f"rule {rule}: {status}")
+    for attacker, attacked in verdict.attacks:
+        defeat = " (defeats)" if (attacker, attacked) in verdict.defeats else ""
+        lines.append(f"attack: {attacker} -> {attacked}{defeat}")
+    return "\n".join(lines)
+
+
+def record_text(record: ChangeRecord) -> str:
+    """A change record for people to read."""
+    answer = record.answer_change
+    lines = [
+        f"relation: {record.relation}",
+        f"answer: {answer['from']} -> {answer['to']}" if answer else "answer: unchanged",
+    ]
+    for key in ("added", "removed"):
+        if record.support_change[key]:
+            lines.append(f"support {key}: {', '.join(record.support_change[key])}")
+    for rule, change in record.status_change.items():
+        lines.append(f"status {rule}: {change['from']} -> {change['to']}")
+    for key in ("added", "removed"):
+        for attacker, attacked in record.attack_change[key]:
+            lines.append(f"attack {key}: {attacker} -> {attacked}")
+    return "\n".join(lines)

@@ -1,0 +1,165 @@
+"""A ground normative world as an ASPIC+ theory of the IR.
+
+Facts become axioms, identity-rule instances strict rules, normative-rule instances
+defeasible rules concluding a label literal (`forbidden(enter_archive(alice))`), priorities
+rule preferences between the instances of the two rules that bear on one action (closed
+transitively: graph reachability), and incompatible labels of one action (forbidden against
+permitted, forbidden against obligated) contradictory pairs: symmetric conflicts that the
+preferences decide. Ground atoms, labels and rule instances get readable `.arg` names,
+unique in one namespace (a defeasible rule's name is a literal too).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from argc.compiler.control import Limits
+from argc.compiler.norms.grounding import GroundWorld, NormInstance, ground_world
+from argc.dsl.ir import (
+    Axiom,
+    Contradictory,
+    Directive,
+    Literal,
+    Ordering,
+    Rule,
+    RulePreference,
+    Theory,
+)
+from argc.dsl.norms.world import INCOMPATIBLE, Atom, World
+
+#: The argument ordering of normative worlds. Every argument for a label has one defeasible
+#: rule (its last), so the four orderings agree; last-link elitist is the engine's default.
+NORM_ORDERING = Ordering("last-link", "elitist")
+
+
+@dataclass(frozen=True)
+class Label:
+    """`label(action)`: a deontic label on a ground action."""
+
+    label: str
+    action: Atom
+
+    def __str__(self) -> str:
+        return f"{self.label}({self.action})"
+
+
+@dataclass(frozen=True)
+class CompiledWorld:
+    """A ground world, its theory and the meaning of the theory's names."""
+
+    ground: GroundWorld
+    theory: Theory
+    #: The atom or label each literal name stands for.
+    meaning: dict[str, Atom | Label]
+    #: The normative-rule instance each defeasible rule name stands for.
+    instances: dict[str, NormInstance]
+
+
+class _Names:
+    """Unique `.arg` names: the readable one, or it with `_2`, `_3`... when taken."""
+
+    def __init__(self) -> None:
+        self.used: set[str] = set()
+
+    def __call__(self, *parts: str) -> str:
+        base = "_".join(parts)
+        name, number = base, 1
+        while name in self.used:
+            number += 1
+            name = f"{base}_{number}"
+        self.used.add(name)
+        return name
+
+
+def priority_closure(world: World) -> set[tuple[str, str]]:
+    """Every (stronger, weaker) pair of rules joined by a path of priorities."""
+    below: dict[str, set[str]] = defaultdict(set)
+    for priority in world.priorities:
+        below[priority.stronger].add(priority.weaker)
+    closure = set()
+    for start in list(below):
+        stack, seen = list(below[start]), set()
+        while stack:
+            name = stack.pop()
+            if name not in seen:
+                seen.add(name)
+                stack.extend(below.get(name, ()))
+        closure.update((start, name) for name in seen)
+    return closure
+
+
+def world_theory(world: World, limits: Limits | None = None) -> Theory:
+    """The ASPIC+ theory of a world (grounded within `limits`)."""
+    return compile_world(ground_world(world, limits)).theory
+
+
+def compile_world(ground: GroundWorld) -> CompiledWorld:
+    """The ASPIC+ theory of a ground world, with the meaning of its names."""
+    names = _Names()
+    atoms = sorted({*ground.facts, *ground.derived, *(a for i in ground.norms for a in i.body)})
+    literal: dict[Atom | Label, str] = {
+        atom: names(atom.predicate, *atom.arguments) for atom in atoms
+    }
+    labels = sorted({(i.label, i.action) for i in ground.norms})
+    for label, action in labels:
+        literal[Label(label, action)] = names(label, action.predicate, *action.arguments)
+    rule_names = {
+        instance: names(instance.rule, *(value for _, value in instance.binding))
+        for instance in ground.norms
+    }
+    directives: list[Directive] = [Axiom(Literal(literal[atom])) for atom in ground.facts]
+    for instance in ground.identities:
+        values = [value for atom in instance.body for value in atom.arguments]
+        directives.append(
+            Rule(
+                names(f"identity{instance.rule + 1}", *values),
+                tuple(Literal(literal[atom]) for atom in instance.body),
+                Literal(literal[instance.head]),
+                strict=True,
+            )
+        )
+    for instance, name in rule_names.items():
+        directives.append(
+            Rule(
+                name,
+                tuple(Literal(literal[atom]) for atom in instance.body),
+                Literal(literal[Label(instance.label, instance.action)]),
+            )
+        )
+    directives.extend(_preferences(ground.world, rule_names))
+    directives.extend(_conflicts(labels, literal))
+    theory = Theory.from_directives(directives)
+    return CompiledWorld(
+        ground,
+        theory,
+        {name: item for item, name in literal.items()},
+        {name: instance for instance, name in rule_names.items()},
+    )
+
+
+def _preferences(world: World, rule_names: dict[NormInstance, str]) -> Iterable[RulePreference]:
+    """A rule preference for each priority path between instances bearing on one action."""
+    closure = priority_closure(world)
+    by_action: dict[Atom, list[NormInstance]] = defaultdict(list)
+    for instance in rule_names:
+        by_action[instance.action].append(instance)
+    for instances in by_action.values():
+        for stronger in instances:
+            for weaker in instances:
+                if (stronger.rule, weaker.rule) in closure:
+                    yield RulePreference(rule_names[stronger], rule_names[weaker])
+
+
+def _conflicts(
+    labels: list[tuple[str, Atom]], literal: dict[Atom | Label, str]
+) -> Iterable[Contradictory]:
+    """The incompatible labels of each action that some rules conclude."""
+    concluded = set(labels)
+    for action in sorted({action for _, action in labels}):
+        for first, second in INCOMPATIBLE:
+            if (first, action) in concluded and (second, action) in concluded:
+                yield Contradictory(
+                    Literal(literal[Label(first, action)]), Literal(literal[Label(second, action)])
+                )

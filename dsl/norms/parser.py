@@ -1,0 +1,128 @@
+"""Parsing `.norm` text into a World, with errors that point at file:line:col."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from argc.dsl.errors import InputError, LimitExceeded
+from argc.dsl.ir import Position
+from argc.dsl.norms.world import Atom, Fact, IdentityRule, Norm, Priority, Query, Statement, World
+from argc.dsl.parser import MAX_SOURCE_CHARS, read_text, source_name
+from argc.dsl.syntax import cache_path, lark_syntax_error
+
+if TYPE_CHECKING:
+    from lark import Lark
+
+_FRIENDLY_TERMINALS = {
+    "NAME": "a name",
+    "VARIABLE": "a variable",
+    "NUMBER": "a number",
+    "$END": "end of input",
+}
+
+
+@cache
+def _lark() -> tuple[Lark, type]:
+    """Lark's parser of norm.lark (cached per user like the `.arg` parser's) and the
+    transformer from its trees to statements."""
+    from importlib.resources import files
+
+    from lark import Lark, Transformer, v_args
+
+    grammar = files("argc.dsl.norms").joinpath("norm.lark").read_text(encoding="utf-8")
+    path = cache_path(grammar, "norm")
+    parser = Lark(
+        grammar,
+        parser="lalr",
+        propagate_positions=True,
+        cache=str(path) if path is not None else False,
+    )
+
+    def at(meta) -> Position:
+        return Position(meta.line, meta.column)
+
+    def token_at(token) -> Position:
+        return Position(token.line, token.column)
+
+    class ToStatements(Transformer):
+        """Turns the parse tree into typed statements carrying their source positions."""
+
+        def start(self, statements):
+            return list(statements)
+
+        def constant(self, children):
+            return str(children[0])
+
+        def variable(self, children):
+            return str(children[0])
+
+        def atom(self, children):
+            return Atom(str(children[0]), tuple(children[1:]), token_at(children[0]))
+
+        def body(self, atoms):
+            return tuple(atoms)
+
+        @v_args(meta=True)
+        def fact(self, meta, children):
+            return Fact(children[0], at(meta))
+
+        @v_args(meta=True)
+        def identity(self, meta, children):
+            return IdentityRule(children[0], children[1], at(meta))
+
+        @v_args(meta=True)
+        def norm(self, meta, children):
+            name, body, label, action = children
+            return Norm(str(name), body, str(label), action, at(meta), token_at(label))
+
+        @v_args(meta=True)
+        def priority(self, meta, children):
+            stronger, weaker = children
+            return Priority(
+                str(stronger), str(weaker), at(meta), token_at(stronger), token_at(weaker)
+            )
+
+        @v_args(meta=True)
+        def query(self, meta, children):
+            return Query(children[0], at(meta))
+
+    return parser, ToStatements
+
+
+def parse_statements(text: str, filename: str = "<input>") -> list[Statement]:
+    """The statements of `.norm` text, unchecked (a leading byte-order mark is ignored)."""
+    from lark.exceptions import UnexpectedInput
+
+    if len(text) > MAX_SOURCE_CHARS:
+        raise InputError(
+            f"input has {len(text):,} characters; the limit is {MAX_SOURCE_CHARS:,}",
+            filename=filename,
+        )
+    text = text.removeprefix("\ufeff")
+    parser, transformer = _lark()
+    try:
+        return transformer().transform(parser.parse(text))
+    except UnexpectedInput as error:
+        raise lark_syntax_error(
+            error,
+            parser,
+            _FRIENDLY_TERMINALS,
+            filename,
+            text.split("\n"),
+            unclosed="a statement is not ended with '.' or ']'?",
+        ) from None
+    except RecursionError:
+        raise LimitExceeded(f"{filename}: too deeply nested to parse") from None
+
+
+def parse_world(text: str, filename: str = "<input>") -> World:
+    """Parse and check a world written in `.norm` statements."""
+    statements = parse_statements(text, filename)
+    return World.build(statements, filename=filename, source=text.removeprefix("\ufeff"))
+
+
+def read_world(path: str | Path) -> World:
+    """Read and parse a `.norm` file; unreadable files raise InputError too."""
+    return parse_world(read_text(path), source_name(path))

@@ -1,0 +1,455 @@
+"""Normative worlds: the `.norm` language, verdicts, minimal supports and change records,
+checked against brute force from the definitions, PyArg, and the archive-entry example
+through the command line."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import norm_worlds
+import pytest
+import textbook
+from oracle import oracle
+
+from argc.compiler.control import Limits
+from argc.compiler.norms.certificates import (
+    ERROR_TYPES,
+    check_falsification,
+    check_proof,
+    check_rejection,
+    falsification,
+    proof_certificate,
+    wrong_candidates,
+)
+from argc.compiler.norms.changes import change_record, diff_worlds
+from argc.compiler.norms.grounding import ground_world
+from argc.compiler.norms.theory import NORM_ORDERING, compile_world
+from argc.compiler.norms.verdict import solve_world
+from argc.compiler.solve import solve
+from argc.dsl.errors import InputError, LimitExceeded
+from argc.dsl.norms import World, parse_world, read_world
+from argc.dsl.norms.world import Fact, Priority
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "norms"
+ROOT = EXAMPLES / "archive_entry.norm"
+SEEDS = range(160)
+
+
+def _cli(*arguments: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "argc.cli", *arguments], capture_output=True, text=True, timeout=120
+    )
+
+
+# The language -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", sorted(EXAMPLES.glob("*.norm")), ids=lambda p: p.name)
+def test_examples_print_back_to_equal_worlds(path: Path) -> None:
+    world = read_world(path)
+    assert parse_world(world.to_text()) == world
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_worlds_print_back_to_equal_worlds(seed: int) -> None:
+    world = norm_worlds.random_world(seed)
+    assert parse_world(world.to_text()) == world
+
+
+@pytest.mark.parametrize(
+    ("text", "message", "line", "column"),
+    [
+        ("p(a).\nq(X).", "the fact 'q(X)' has variables", 2, 1),
+        ("p(X) -> q(X, Y).", "unsafe variable Y", 1, 9),
+        ("[norm r1: p(X) => forbidden(go(X, Y))]", "unsafe variable Y", 1, 29),
+        ("[norm r1: p(X) => permitted(go(X))]\n[priority: r1 > r9]", "unknown rule 'r9'", 2, 17),
+        ("[norm r1: p(X) => allowed(go(X))]", "unknown label 'allowed'", 1, 19),
+        ("p(a).\np(a, b).", "the predicate 'p' takes 1 argument(s) (line 1), not 2", 2, 1),
+        ("[norm r1: p(X) => permitted(go(X))]\n[query: go(a, b)]", "the action 'go' takes 1", 2, 9),
+        ("forbidden(a).", "'forbidden' is a deontic label", 1, 1),
+        (
+            "[norm r1: p(X) => permitted(go(X))]\n[norm r2: p(X) => forbidden(go(X))]\n"
+            "[norm r3: p(X) => forbidden(go(X))]\n"
+            "[priority: r1 > r2]\n[priority: r2 > r3]\n[priority: r3 > r1]",
+            "the priorities form a cycle: r1 > r2 > r3 > r1",
+            6,
+            1,
+        ),
+        (
+            "[norm r1: p(X) => permitted(go(X))]\n[norm r1: q(X) => forbidden(go(X))]",
+            "a second rule named 'r1'",
+            2,
+            1,
+        ),
+        ("[query: go(a)]\n[query: go(b)]", "a second query", 2, 1),
+        (
+            "rain.\n[norm rain: rain => forbidden(go)]",
+            "the rule 'rain' is named like the fact",
+            2,
+            1,
+        ),
+        ("[query: go(X)]", "the query 'go(X)' has variables", 1, 9),
+        ("p(a)", "unexpected end of input", 1, 4),
+        ("p(a) q(b).", "unexpected 'q'", 1, 6),
+        ("[norm r1 p(X) => permitted(go(X))]", "unexpected 'p'", 1, 10),
+    ],
+)
+def test_errors_name_file_line_and_column(text: str, message: str, line: int, column: int) -> None:
+    with pytest.raises(InputError) as caught:
+        parse_world(text, "world.norm")
+    error = caught.value
+    assert message in error.message
+    assert (error.filename, error.line, error.column) == ("world.norm", line, column)
+    assert str(error).startswith(f"world.norm:{line}:{column}: ")
+    assert str(error).rstrip().endswith("^")
+
+
+# Verdicts against brute force and PyArg ---------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_verdicts_agree_with_brute_force(seed: int) -> None:
+    world = norm_worlds.random_world(seed)
+    found = solve_world(world)
+    expected = norm_worlds.verdict(world)
+    assert found.answer == expected.answer
+    assert found.decisive == expected.decisive
+    assert found.defeated == expected.defeated
+    assert found.statuses == expected.statuses
+    assert found.attacks == expected.attacks
+    assert found.defeats == expected.defeats
+    assert found.support.rules == expected.support_rules
+    assert tuple(str(fact) for fact in found.support.facts) == expected.support_facts
+
+
+def test_random_worlds_cover_every_answer() -> None:
+    answers = {norm_worlds.verdict(norm_worlds.random_world(seed)).answer for seed in SEEDS}
+    assert answers == {
+        "permitted",
+        "forbidden",
+        "obligated",
+        "conflict_unresolved",
+        "no_applicable_norm",
+    }
+
+
+def _has_twin_rules(theory) -> bool:
+    """Whether two rules share body and head (PyArg 2.0.2 merges them: docs/oracle.md)."""
+    shapes = [(rule.body, rule.head) for rule in theory.rules]
+    return len(set(shapes)) < len(shapes)
+
+
+@pytest.mark.parametrize("seed", range(0, 160, 2))
+def test_compiled_theories_agree_with_pyarg_and_the_textbook(seed: int) -> None:
+    world = norm_worlds.random_world(seed)
+    theory = compile_world(ground_world(world)).theory
+    solution = solve(theory, ordering=NORM_ORDERING, semantics="grounded")
+    defeat = textbook.defeats(theory, NORM_ORDERING)
+    assert solution.grounded == textbook.grounded(set(textbook.arguments(theory)), defeat)
+    if not _has_twin_rules(theory):
+        claims = sorted(theory.literals())
+        expected = oracle(theory, NORM_ORDERING).statuses(claims)
+        assert {str(claim): solution.status(claim) for claim in claims} == expected
+
+
+def test_most_compiled_theories_go_to_pyarg() -> None:
+    theories = [compile_world(ground_world(norm_worlds.random_world(s))).theory for s in SEEDS]
+    assert sum(not _has_twin_rules(theory) for theory in theories) >= 110
+    assert sum(bool(theory.contradictories) for theory in theories) >= 50
+
+
+def test_obligated_and_permitted_both_named() -> None:
+    world = parse_world(
+        "p(a).\n[norm o: p(X) => obligated(go(X))]\n[norm q: p(X) => permitted(go(X))]\n"
+        "[norm f: p(X) => forbidden(go(X))]\n[priority: o > f]\n[query: go(a)]"
+    )
+    verdict = solve_world(world)
+    assert verdict.answer == "obligated"
+    assert verdict.labels == {"permitted": ("q",), "obligated": ("o",)}
+    assert verdict.decisive == ("o",)
+    assert verdict.support.rules == ("o",)
+
+
+def test_support_prefers_fewest_facts_then_names() -> None:
+    world = parse_world(
+        "p(a). q(a). r(a, b).\n"
+        "[norm f: p(X) => forbidden(go(X))]\n"
+        "[norm z: q(X) => permitted(go(X))]\n"
+        "[norm b: q(X), r(X, Y) => permitted(go(X))]\n"
+        "[norm y: q(X) => permitted(go(X))]\n"
+        "[priority: z > f]\n[priority: b > f]\n[priority: y > f]\n[query: go(a)]"
+    )
+    verdict = solve_world(world)
+    assert verdict.decisive == ("b", "y", "z")
+    assert verdict.support.rules == ("y",)
+    assert [str(fact) for fact in verdict.support.facts] == ["q(a)"]
+
+
+def test_identity_rules_chain_to_a_fixed_point() -> None:
+    world = parse_world(
+        "trainee(alice).\ntrainee(X) -> apprentice(X).\napprentice(X) -> junior(X).\n"
+        "[norm r1: junior(X) => forbidden(enter(X))]\n[query: enter(alice)]"
+    )
+    verdict = solve_world(world)
+    assert verdict.answer == "forbidden"
+    assert [str(fact) for fact in verdict.support.facts] == ["trainee(alice)"]
+
+
+# Change records ---------------------------------------------------------------------------
+
+
+def _variants(world: World, seed: int) -> list[World]:
+    """Variants of each kind the generators make: reordered, a fact dropped, a priority
+    dropped or added, a distractor fact added."""
+    import random
+
+    rng = random.Random(seed)
+    variants = [
+        World(
+            tuple(reversed(world.facts)),
+            world.identities,
+            tuple(reversed(world.norms)),
+            world.priorities,
+            world.query,
+        )
+    ]
+    if world.facts:
+        drop = rng.randrange(len(world.facts))
+        variants.append(
+            World(
+                world.facts[:drop] + world.facts[drop + 1 :],
+                world.identities,
+                world.norms,
+                world.priorities,
+                world.query,
+            )
+        )
+    if world.priorities:
+        variants.append(
+            World(world.facts, world.identities, world.norms, world.priorities[1:], world.query)
+        )
+    names = [norm.name for norm in world.norms]
+    if len(names) > 1:
+        candidate = Priority(names[-1], names[0])
+        extended = World(
+            world.facts, world.identities, world.norms, (*world.priorities, candidate), world.query
+        )
+        with contextlib.suppress(InputError):  # unless the new priority closes a cycle
+            variants.append(World.build(extended.statements()))
+    variants.append(
+        World(
+            (*world.facts, Fact(parse_world("zz(z).").facts[0].atom)),
+            world.identities,
+            world.norms,
+            world.priorities,
+            world.query,
+        )
+    )
+    return variants
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_change_records_agree_with_brute_force(seed: int) -> None:
+    root = norm_worlds.random_world(seed)
+    before = solve_world(root)
+    for variant in _variants(root, seed):
+        record = change_record(before, solve_world(variant))
+        assert record.to_json() == norm_worlds.change_record(root, variant)
+
+
+def test_change_records_cover_every_relation() -> None:
+    found = set()
+    for seed in range(60):
+        root = norm_worlds.random_world(seed)
+        found |= {norm_worlds.change_record(root, v)["relation"] for v in _variants(root, seed)}
+    assert found == {"surface_invariant", "support_delta", "priority_delta", "distractor_invariant"}
+
+
+def test_worlds_asking_about_different_actions_do_not_compare() -> None:
+    with pytest.raises(ValueError, match="different actions"):
+        diff_worlds(parse_world("[query: go(a)]"), parse_world("[query: go(b)]"))
+
+
+# The archive-entry example through the command line --------------------------------------
+
+
+def test_archive_entry_is_permitted_by_r2() -> None:
+    run = _cli("norms", "solve", str(ROOT), "--json")
+    assert run.returncode == 0, run.stderr
+    found = json.loads(run.stdout)
+    assert found["answer"] == "permitted"
+    assert found["decisive"] == ["r2"]
+    assert found["defeated"] == ["r1"]
+    assert found["statuses"] == {"r1": "overruled", "r2": "justified"}
+    assert found["support"] == {"rules": ["r2"], "facts": ["emergency_rescue(alice)"]}
+    assert found["attacks"] == [["r1", "r2"], ["r2", "r1"]]
+    assert found["defeats"] == [["r2", "r1"]]
+
+
+@pytest.mark.parametrize(
+    ("variant", "relation", "answer"),
+    [
+        ("no_priority", "priority_delta", "conflict_unresolved"),
+        ("no_emergency", "support_delta", "forbidden"),
+        ("irrelevant_fact", "distractor_invariant", "permitted"),
+        ("reordered", "surface_invariant", "permitted"),
+    ],
+)
+def test_archive_entry_variants(variant: str, relation: str, answer: str) -> None:
+    path = EXAMPLES / f"archive_entry_{variant}.norm"
+    solved = _cli("norms", "solve", str(path), "--json")
+    assert json.loads(solved.stdout)["answer"] == answer
+    run = _cli("norms", "diff", str(ROOT), str(path), "--json")
+    assert run.returncode == 0, run.stderr
+    record = json.loads(run.stdout)
+    assert record["relation"] == relation
+    expected_change = None if answer == "permitted" else {"from": "permitted", "to": answer}
+    assert record["answer_change"] == expected_change
+    if relation.endswith("invariant"):
+        assert record["support_change"] == {"added": [], "removed": []}
+        assert record["status_change"] == {}
+        assert record["attack_change"] == {"added": [], "removed": []}
+
+
+def test_check_solves_a_world() -> None:
+    run = _cli("check", str(ROOT), "--json")
+    assert run.returncode == 0, run.stderr
+    statuses = json.loads(run.stdout)["statuses"]
+    assert statuses["permitted_enter_archive_alice"] == "justified"
+    assert statuses["forbidden_enter_archive_alice"] == "overruled"
+
+
+def test_cli_reports_errors_in_one_line(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.norm"
+    bad.write_text("[norm r1: p(X) => permitted(go(Y))]\n", encoding="utf-8")
+    run = _cli("norms", "solve", str(bad))
+    assert run.returncode == 2
+    assert f"{bad}:1:29: unsafe variable Y" in run.stderr
+    no_query = tmp_path / "no_query.norm"
+    no_query.write_text("p(a).\n", encoding="utf-8")
+    run = _cli("norms", "solve", str(no_query))
+    assert run.returncode == 2
+    assert "no [query: ACTION]" in run.stderr
+
+
+# Limits -----------------------------------------------------------------------------------
+
+
+def test_a_multiplying_rule_stops_at_the_limit_while_grounding() -> None:
+    constants = " ".join(f"p(c{number})." for number in range(60))
+    world = parse_world(
+        constants + "\np(A), p(B), p(C), p(D), p(E) -> q(A, B, C, D, E).\n[query: go(c1)]"
+    )
+    started = time.monotonic()
+    with pytest.raises(LimitExceeded, match="partial rule instantiations"):
+        ground_world(world, Limits(seconds=30, instantiations=100_000))
+    assert time.monotonic() - started < 10
+
+
+def test_the_time_limit_holds_while_grounding() -> None:
+    constants = " ".join(f"p(c{number})." for number in range(80))
+    world = parse_world(constants + "\np(A), p(B), p(C), p(D) -> q(A, B, C, D).\n[query: go(c1)]")
+    started = time.monotonic()
+    with pytest.raises(LimitExceeded, match="time limit"):
+        ground_world(world, Limits(seconds=1.0, instantiations=10**9))
+    assert time.monotonic() - started < 3
+
+
+# Certificates ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", range(0, 160, 2))
+def test_gold_certificates_pass_their_checkers(seed: int) -> None:
+    verdict = solve_world(norm_worlds.random_world(seed))
+    assert check_proof(verdict, proof_certificate(verdict)).passed
+    candidates = wrong_candidates(verdict)
+    assert verdict.answer not in candidates
+    assert len(candidates) >= 3
+    for candidate in candidates:
+        certificate = falsification(verdict, candidate)
+        assert certificate["error_type"] in ERROR_TYPES
+        assert check_falsification(verdict, certificate).passed
+        assert check_rejection(verdict, candidate, certificate).passed
+
+
+@pytest.mark.parametrize("seed", range(0, 160, 2))
+def test_falsifications_hold_by_brute_force(seed: int) -> None:
+    world = norm_worlds.random_world(seed)
+    verdict, expected = solve_world(world), norm_worlds.verdict(world)
+    stronger = norm_worlds.closure(world)
+    holding = norm_worlds.holding(world)
+    for candidate in wrong_candidates(verdict):
+        found = falsification(verdict, candidate)
+        error, rule, evidence = found["error_type"], found["relies_on"], found["counter_evidence"]
+        if error in ("priority_misread", "defeated_rule_cited"):
+            assert expected.statuses[rule] == "overruled"
+            assert expected.statuses[evidence["defeated_by"]] == "justified"
+            assert (evidence["defeated_by"], rule) in expected.defeats
+            prioritised = (evidence["defeated_by"], rule) in stronger
+            assert prioritised == (error == "priority_misread")
+        elif error == "unresolved_conflict_ignored":
+            assert expected.answer == "conflict_unresolved"
+            assert expected.statuses[rule] == "undecided"
+        elif error == "missing_precondition":
+            assert rule not in expected.statuses
+            text = f"[norm check: {evidence['missing_fact']} => permitted(x)]"
+            missing = parse_world(text).norms[0].body[0]
+            if missing.is_ground:
+                assert missing not in holding
+        elif error == "wrong_label":
+            query = world.query.action
+            for norm in world.norms:
+                if norm.label == candidate and norm.action.predicate == query.predicate:
+                    pairs = zip(norm.action.arguments, query.arguments, strict=True)
+                    assert any(t != v and not t[:1].isupper() for t, v in pairs)
+        elif error == "applicable_norm_ignored":
+            assert evidence["applicable"] in expected.statuses
+
+
+def test_checkers_name_each_failure() -> None:
+    verdict = solve_world(read_world(ROOT))
+    proof = proof_certificate(verdict)
+    assert check_proof(verdict, "permitted").failure == "schema_failure"
+    assert check_proof(verdict, {**proof, "decisive": "r2"}).failure == "schema_failure"
+    assert check_proof(verdict, {**proof, "answer": "forbidden"}).failure == "answer_error"
+    assert check_proof(verdict, {**proof, "decisive": ["r1"]}).failure == "invalid_proof"
+    assert check_proof(verdict, {**proof, "defeated": []}).failure == "invalid_proof"
+    wrong_support = {"rules": ["r1"], "facts": ["apprentice(alice)"]}
+    assert check_proof(verdict, {**proof, "support": wrong_support}).failure == "invalid_proof"
+    no_facts = {"rules": ["r2"], "facts": []}
+    assert check_proof(verdict, {**proof, "support": no_facts}).failure == "invalid_proof"
+    rejection = falsification(verdict, "forbidden")
+    assert rejection["error_type"] == "priority_misread"
+    assert check_falsification(verdict, {**rejection, "candidate": "permitted"}).failure == (
+        "not_wrong"
+    )
+    assert check_rejection(verdict, "forbidden", None).failure == "missing_falsification"
+    other = falsification(verdict, "obligated")
+    assert check_rejection(verdict, "forbidden", other).failure == "missing_falsification"
+    assert check_falsification(verdict, {**rejection, "error_type": "wrong_label"}).failure == (
+        "wrong_error_type"
+    )
+    assert check_falsification(verdict, {**rejection, "relies_on": "r2"}).failure == "wrong_rule"
+    evidence = {"defeated_by": "r1", "priority": ["r1", "r2"]}
+    assert check_falsification(verdict, {**rejection, "counter_evidence": evidence}).failure == (
+        "wrong_counter_evidence"
+    )
+    assert check_falsification(verdict, {**rejection, "relies_on": 3}).failure == "schema_failure"
+
+
+def test_checkers_accept_any_minimal_support() -> None:
+    world = parse_world(
+        "p(a). q(a).\n[norm f: p(X) => forbidden(go(X))]\n[norm y: q(X) => permitted(go(X))]\n"
+        "[norm z: q(X) => permitted(go(X))]\n[priority: y > f]\n[priority: z > f]\n[query: go(a)]"
+    )
+    verdict = solve_world(world)
+    assert verdict.support.rules == ("y",)
+    other = {**proof_certificate(verdict), "support": {"rules": ["z"], "facts": ["q(a)"]}}
+    assert check_proof(verdict, other).passed
+    both = {**other, "support": {"rules": ["y", "z"], "facts": ["q(a)"]}}
+    assert check_proof(verdict, both).failure == "invalid_proof"
