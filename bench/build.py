@@ -38,7 +38,7 @@ from argc.dsl.errors import ArgcError
 from argc.dsl.ir import ORDERINGS, Ordering
 from argc.files import write_output as write_atomic
 from argc.options import positive_int
-from argc.tasks import REGISTRY, GenerationFailed, Instance, generate
+from argc.tasks import REGISTRY, GenerationFailed, Instance, generate, suite_tasks
 from argc.tasks.framework import LEVELS
 
 TASKSET = "argc-arggym-v2"
@@ -88,8 +88,9 @@ class Cell:
 def select_cells(
     tasks: Sequence[str] | None = None, levels: Sequence[int] | None = None
 ) -> list[Cell]:
-    """The sorted cells of a build: every registered task (or `tasks`) × level × ordering."""
-    tasks = sorted(REGISTRY) if tasks is None else sorted(set(tasks))
+    """The sorted cells of a build: every registered ArgGYM task (or `tasks`) × level ×
+    ordering."""
+    tasks = suite_tasks() if tasks is None else sorted(set(tasks))
     levels = LEVELS if levels is None else sorted(set(levels))
     unknown = [task for task in tasks if task not in REGISTRY]
     if unknown:

@@ -449,6 +449,7 @@ def run_record(
         "success": result.success,
         "reason": result.reason,
         "has_answer": answer_region(completion.response) is not None,
+        "details": result.details(),
     }
 
 

@@ -19,6 +19,7 @@ from argc.dsl.errors import ArgcError
 from argc.dsl.ir import PRINCIPLES, SET_COMPARISONS
 from argc.files import write_output
 from argc.tasks.framework import LEVELS, is_unreadable
+from argc.tasks.norms.metrics import EXACT, SOFT, answer_metrics, mcnemar, run_metrics
 
 EXIT_OK, EXIT_INPUT_ERROR = 0, 2
 
@@ -309,7 +310,59 @@ def summarise(run: Run) -> dict[str, Any]:
         "levels": _nested(records, _task, lambda record: str(record["level"])),
         "counter": counter,
         "diagnostics": _diagnostics(records),
+        "change_records": _change_records(records),
     }
+
+
+#: The task whose answers are change records, with their own metrics.
+CHANGE_RECORD_TASK = "norm_change_record"
+
+
+def _record_answers(records: list[dict[str, Any]]) -> dict[str, tuple[dict | None, dict | None]]:
+    """Per item id, the submitted change record (None when unreadable) and the gold one
+    (None where the record holds no details: no answer region, a failed request)."""
+    found = {}
+    for record in records:
+        if record["task"] == CHANGE_RECORD_TASK:
+            details = record.get("details") or {}
+            found[record["id"]] = (details.get("submitted"), details.get("gold"))
+    return found
+
+
+def _change_records(records: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The change-record metrics of a run (percentages), None without such records. An
+    answer whose gold is not recorded counts as wrong and in no relation's count."""
+    answers = _record_answers(records)
+    if not answers:
+        return None
+    known = [(submitted, gold) for submitted, gold in answers.values() if gold is not None]
+    metrics = run_metrics(known)
+    unknown = len(answers) - len(known)
+    found: dict[str, Any] = {"n": len(answers), "per_relation": metrics["per_relation"]}
+    for name in (*EXACT, *SOFT):
+        total = (metrics[name] or 0.0) * len(known) + (unknown if name == "wrong_family" else 0)
+        found[name] = 100 * total / len(answers)
+    return found
+
+
+def paired_tests(runs: list[Run]) -> list[dict[str, Any] | None]:
+    """Per run, exact McNemar tests of its change-record metrics against the first run's,
+    on the items both answered (None for the first run and runs without such items)."""
+    base = _record_answers(runs[0].records) if runs else {}
+    found: list[dict[str, Any] | None] = [None]
+    for run in runs[1:]:
+        answers = _record_answers(run.records)
+        shared = sorted(key for key in base.keys() & answers.keys() if base[key][1] is not None)
+        if not shared:
+            found.append(None)
+            continue
+        tests: dict[str, Any] = {"n": len(shared)}
+        for name in ("relation", "relation_family", "all_changes_exact"):
+            first = [answer_metrics(*base[key])[name] == 1.0 for key in shared]
+            second = [answer_metrics(answers[key][0], base[key][1])[name] == 1.0 for key in shared]
+            tests[name] = mcnemar(first, second)
+        found.append(tests)
+    return found
 
 
 def _diagnostics(records: list[dict[str, Any]]) -> dict[str, Any]:
@@ -382,7 +435,13 @@ class Table:
     columns: list[Column]
 
 
-_FORMATS = {"percent": "{:.1f}", "signed": "{:+.1f}", "seconds": "{:.2f}", "number": "{:.1f}"}
+_FORMATS = {
+    "percent": "{:.1f}",
+    "signed": "{:+.1f}",
+    "seconds": "{:.2f}",
+    "number": "{:.1f}",
+    "p-value": "{:.3g}",
+}
 
 
 def _format(value: Any, kind: str) -> str:
@@ -531,7 +590,86 @@ def build_tables(summaries: list[dict[str, Any]]) -> list[Table]:
         )
     if any(summary["counter"] for summary in summaries):
         tables.append(_counter_table())
+    if any(summary["change_records"] for summary in summaries):
+        tables += _change_record_tables(summaries)
     tables.append(_diagnostics_table())
+    return tables
+
+
+def _change_record_tables(summaries: list[dict[str, Any]]) -> list[Table]:
+    def column(key: str, title: str, kind: str = "percent") -> Column:
+        return Column(key, title, (Value(("change_records", key), kind),))
+
+    relations = sorted(
+        {
+            name
+            for s in summaries
+            if s["change_records"]
+            for name in s["change_records"]["per_relation"]
+        }
+    )
+    tables = [
+        Table(
+            "change-records",
+            "Change records (normative worlds)",
+            "Over the norm_change_record items: relation accuracy (four-way exact), relation"
+            " family (invariant or change) accuracy, wrong-family errors, all four change fields"
+            " exact, change presence (fields whose emptiness matches the gold) and"
+            " class-conditioned MR credit, in %; then per gold relation, items whose relation was"
+            " right / items (docs/norms.md).",
+            [
+                column("n", "Items", "count"),
+                column("relation", "Relation"),
+                column("relation_family", "Family"),
+                column("wrong_family", "Wrong family"),
+                column("all_changes_exact", "All changes exact"),
+                column("change_presence", "Change presence"),
+                column("class_conditioned_mr", "Class MR"),
+                *(
+                    Column(
+                        name,
+                        name,
+                        (
+                            Value(
+                                ("change_records", "per_relation", name, "right"), "count", "right"
+                            ),
+                            Value(("change_records", "per_relation", name, "n"), "count", "n"),
+                        ),
+                    )
+                    for name in relations
+                ),
+            ],
+        )
+    ]
+    if any(summary.get("paired") for summary in summaries):
+        tables.append(
+            Table(
+                "change-records-mcnemar",
+                "Change records against the first run (exact McNemar tests)",
+                "On the items both runs answered: b items right only in the first run, c only in"
+                " this run, and the two-sided exact p-value, for relation accuracy, relation"
+                " family and all changes exact.",
+                [
+                    Column("n", "Items", (Value(("paired", "n"), "count"),)),
+                    *(
+                        Column(
+                            name,
+                            title,
+                            (
+                                Value(("paired", name, "b"), "count", "b"),
+                                Value(("paired", name, "c"), "count", "c"),
+                                Value(("paired", name, "p"), "p-value", "p"),
+                            ),
+                        )
+                        for name, title in (
+                            ("relation", "Relation"),
+                            ("relation_family", "Family"),
+                            ("all_changes_exact", "All changes exact"),
+                        )
+                    ),
+                ],
+            )
+        )
     return tables
 
 
@@ -647,6 +785,8 @@ def write_report(runs: list[Run], directory: Path) -> list[dict[str, Any]]:
     """Write report.md, report.json, one CSV per table and the plots into `directory`;
     return the runs' summaries."""
     summaries = [summarise(run) for run in runs]
+    for summary, tests in zip(summaries, paired_tests(runs), strict=True):
+        summary["paired"] = tests
     tasks = task_order(summaries)
     tables = build_tables(summaries)
     titles = {task: title for group in _groups(tasks).values() for task, title in group.items()}

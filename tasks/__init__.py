@@ -26,7 +26,9 @@ from argc.tasks.framework import (
     register,
     score,
     score_group,
+    suite_tasks,
 )
+from argc.tasks.norms import ladder  # noqa: F401  (the normative-world tasks)
 
 __all__ = [
     "LEVELS",
@@ -40,4 +42,5 @@ __all__ = [
     "register",
     "score",
     "score_group",
+    "suite_tasks",
 ]

@@ -25,7 +25,7 @@ from argc.dsl.errors import ArgcError
 from argc.dsl.ir import ORDERINGS
 from argc.files import ResumeMismatch, check_resume, exclusive, output_kind, write_output
 from argc.options import positive_int
-from argc.tasks.framework import LEVELS, REGISTRY, Instance, generate, get_task
+from argc.tasks.framework import LEVELS, Instance, generate, get_task, suite_tasks
 
 COLUMNS = {
     "directives": "directives",
@@ -149,7 +149,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     parser.set_defaults(handler=_run)
     parser.add_argument("--instances", type=positive_int, default=50, help="per task and level")
-    parser.add_argument("--tasks", nargs="+", choices=sorted(REGISTRY), default=sorted(REGISTRY))
+    parser.add_argument("--tasks", nargs="+", choices=suite_tasks(), default=suite_tasks())
     parser.add_argument("--out", type=Path, default=Path("curriculum.md"), metavar="FILE.md|-")
 
 

@@ -66,6 +66,11 @@ class Score:
     success: bool
     reason: str
 
+    def details(self) -> dict[str, Any] | None:
+        """What reports need to know of the answer beyond its score (JSON values; None for
+        most tasks)."""
+        return None
+
 
 @dataclass(frozen=True)
 class Candidate:
@@ -125,6 +130,9 @@ class Task(ABC):
     #: Tasks of one family draw the same random candidates for the same coordinates (a
     #: matched pair of tasks over the same theories); default: the task's own name.
     family: ClassVar[str | None] = None
+    #: The world family the task belongs to: ArgGYM's theories (in the frozen benchmark) or
+    #: normative worlds.
+    suite: ClassVar[str] = "arggym"
 
     @cached_property
     def program(self) -> str:
@@ -182,6 +190,12 @@ def knobs(curriculum: Any) -> dict[str, Any]:
 
 
 REGISTRY: dict[str, Task] = {}
+
+
+def suite_tasks(suite: str = "arggym") -> list[str]:
+    """The registered tasks of a suite (`arggym`: ArgGYM's tasks; `norms`: normative
+    worlds), sorted."""
+    return sorted(name for name, task in REGISTRY.items() if task.suite == suite)
 
 
 def register(cls: type[Task]) -> type[Task]:

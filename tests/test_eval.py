@@ -47,6 +47,7 @@ RECORD_KEYS = {
     "success",
     "reason",
     "has_answer",
+    "details",
 }
 
 

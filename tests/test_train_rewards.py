@@ -194,7 +194,10 @@ def test_rewards_from_config():
     assert "min_structure 0.75" in success.__doc__ and "min_structure 0.9" in strict.__doc__
     assert gated.__name__ == "gated_reward" and "min_structure 0.5" in gated.__doc__
     assert rewards_from_config(["gated"])[0].__name__ == "gated_reward"
-    assert set(REWARDS) == {"success", "native", "format", "gated"}
+    assert set(REWARDS) == {
+        *("success", "native", "format", "gated"),
+        *("answer_change", "record_exact", "mr"),
+    }
     for bad in (
         ["nope"],
         [{"success": {"x": 1}}],

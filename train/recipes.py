@@ -27,7 +27,7 @@ from typing import Any, NamedTuple
 from argc.bench.build import BENCHMARK_SEED_BASE
 from argc.dsl.errors import ArgcError
 from argc.dsl.ir import PRINCIPLES, SET_COMPARISONS
-from argc.tasks import LEVELS, REGISTRY
+from argc.tasks import LEVELS, REGISTRY, suite_tasks
 
 PROMPT_FORMATS = ("chat", "text")
 SCHEDULES = ("uniform", "staged")
@@ -217,10 +217,13 @@ def _level_range(value: Any, what: str, fail: Fail) -> tuple[int, int]:
     )
 
 
-def _choices(value: Any, allowed: Iterable[str], what: str, fail: Fail) -> list[str]:
+def _choices(
+    value: Any, allowed: Iterable[str], what: str, fail: Fail, every: Iterable[str] | None = None
+) -> list[str]:
+    """A block's list of choices, or `every` one (default: all allowed) for "all"."""
     allowed = tuple(allowed)
     if value == "all":
-        return list(allowed)
+        return list(allowed if every is None else every)
     if not isinstance(value, list) or not value:
         raise fail(f"{what} must be 'all' or a non-empty list")
     unknown = [item for item in value if item not in allowed]
@@ -240,7 +243,9 @@ def _cells(blocks: Any, fail: Fail) -> tuple[Cell, ...]:
         _known(block, _BLOCK_KEYS, what, fail)
         if "tasks" not in block or "levels" not in block:
             raise fail(f"{what} needs 'tasks' and 'levels'")
-        tasks = _choices(block["tasks"], sorted(REGISTRY), f"{what}: task(s)", fail)
+        tasks = _choices(
+            block["tasks"], sorted(REGISTRY), f"{what}: task(s)", fail, every=suite_tasks()
+        )
         low, high = _level_range(block["levels"], f"{what}: levels", fail)
         principles = _choices(
             block.get("orderings", "all"), PRINCIPLES, f"{what}: ordering(s)", fail

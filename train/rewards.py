@@ -8,9 +8,11 @@ read). `instance` holds `Instance.to_json()` strings (the dataset column). The f
 raise: a completion that is neither, a content that is not a string, a completion longer than
 MAX_ANSWER_CHARS, an instance that does not decode, or any error scores 0.
 
-The modes mirror the reward designs the training study compares: `success_reward` is the sparse
+The modes mirror the reward designs the training studies compare: `success_reward` is the sparse
 exact reward, `native_reward` the task's partial-credit score, `gated_reward` the
-outcome-gated process reward and `format_reward` a shaping term for the answer interface.
+outcome-gated process reward and `format_reward` a shaping term for the answer interface. For
+normative change records, `answer_change_reward` (answer-only), `record_exact_reward` (sparse)
+and `make_mr_reward` (MR-aware partial credit) are NormWorlds-CF's three geometries.
 
 The outcome the success and gated rewards read is the scorer's complete success, except that a
 formalization must also reach a structural agreement S of `min_structure`: the benchmark's
@@ -33,6 +35,8 @@ from argc.tasks.formalization import FormalizationScore
 from argc.tasks.framework import is_unreadable
 from argc.tasks.intervention import InterventionTask
 from argc.tasks.isolation import default_scorer
+from argc.tasks.norms.credit import MRWeights, answer_credit, mr_credit, sparse_credit
+from argc.tasks.norms.ladder import RecordScore
 
 Reward = Callable[..., list[float]]
 
@@ -228,15 +232,61 @@ def format_reward(
     return _rewards(completions, instance, value)
 
 
-#: Rewards by configuration name; "success" and "gated" are factories (`make_success_reward`,
-#: `make_gated_reward`).
+def _record_reward(
+    credit: Callable[[dict, dict], float],
+) -> Callable[[Instance, list[str], Score], float]:
+    """A change record's credit from its score (0 for a score of another task)."""
+
+    def value(_: Instance, __: list[str], scored: Score) -> float:
+        if not isinstance(scored, RecordScore) or scored.submitted is None:
+            return 0.0
+        return credit(scored.submitted, scored.gold)
+
+    return value
+
+
+def answer_change_reward(
+    completions: Sequence[Any], instance: Sequence[Any], **kwargs: Any
+) -> list[float]:
+    """Change records, answer-only: 1 when the answer change (or its absence) is right."""
+    return _rewards(completions, instance, _record_reward(answer_credit))
+
+
+def record_exact_reward(
+    completions: Sequence[Any], instance: Sequence[Any], **kwargs: Any
+) -> list[float]:
+    """Change records, sparse: 1 for a readable record exact in every field, else 0."""
+    return _rewards(completions, instance, _record_reward(sparse_credit))
+
+
+def make_mr_reward(family: float = 0.3, relation: float = 0.3, fields: float = 0.4) -> Reward:
+    """Change records, MR-aware: class-conditioned partial credit (`argc.tasks.norms.credit`):
+    relation family, exact relation, and emptiness or per-field change credit."""
+    weights = MRWeights(family, relation, fields)
+
+    def mr_reward(
+        completions: Sequence[Any], instance: Sequence[Any], **kwargs: Any
+    ) -> list[float]:
+        return _rewards(
+            completions, instance, _record_reward(lambda s, g: mr_credit(s, g, weights))
+        )
+
+    mr_reward.__doc__ = f"MR-aware change-record credit ({weights})."
+    return mr_reward
+
+
+#: Rewards by configuration name; "success", "gated" and "mr" are factories
+#: (`make_success_reward`, `make_gated_reward`, `make_mr_reward`).
 REWARDS: dict[str, Callable[..., Any]] = {
     "success": make_success_reward,
     "native": native_reward,
     "format": format_reward,
     "gated": make_gated_reward,
+    "answer_change": answer_change_reward,
+    "record_exact": record_exact_reward,
+    "mr": make_mr_reward,
 }
-_FACTORIES = {"success", "gated"}
+_FACTORIES = {"success", "gated", "mr"}
 
 
 def rewards_from_config(items: Sequence[str | dict[str, Any]]) -> list[Reward]:
