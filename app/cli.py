@@ -41,6 +41,9 @@ EXAMPLES = {
   argc norms diff examples/norms/archive_entry.norm examples/norms/archive_entry_reordered.norm""",
     "norms solve": """\
   argc norms solve examples/norms/archive_entry.norm --json""",
+    "norms generate": """\
+  argc norms generate --set mr --split test --out test-pairs.jsonl
+  argc norms generate --set surface --families 1000 --out surface.jsonl""",
     "norms diff": """\
   argc norms diff examples/norms/archive_entry.norm \\
       examples/norms/archive_entry_no_priority.norm --json""",
@@ -92,8 +95,9 @@ GROUPS = {
         "query": "run an ASP query over a theory's solved model and print the atoms it shows",
         "af": "solve abstract argumentation frameworks (ICCMA .apx or .af files)",
     },
-    "argc.compiler.norms.cli": {
-        "norms": "normative worlds (.norm): solve a world's query, compare two worlds",
+    "argc.tasks.norms.cli": {
+        "norms": "normative worlds (.norm): solve a world's query, compare two worlds, generate"
+        " datasets",
     },
     "argc.tasks.cli": {
         "generate": "generate task instances (JSONL)",

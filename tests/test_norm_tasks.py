@@ -266,3 +266,36 @@ def test_report_tables_change_records_of_two_runs(tmp_path) -> None:
     assert summaries[1]["paired"]["relation"] == {"b": 2, "c": 0, "p": 0.5}
     text = (tmp_path / "report" / "report.md").read_text(encoding="utf-8")
     assert "Change records (normative worlds)" in text and "exact McNemar" in text
+
+
+# Datasets on the command line --------------------------------------------------------------
+
+
+def test_generated_pairs_are_instances_that_references_solve(tmp_path) -> None:
+    import json
+    import subprocess
+    import sys
+
+    out = tmp_path / "pairs.jsonl"
+    command = [sys.executable, "-m", "argc.cli", "norms", "generate", "--families", "6"]
+    run = subprocess.run([*command, "--out", str(out)], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert len(rows) == 24
+    instances = [Instance.from_record(row) for row in rows]
+    assert {instance.task for instance in instances} == {"norm_change_record"}
+    assert {instance.level for instance in instances} == {1, 2, 3, 4}
+    for instance in instances:
+        role = instance.meta["params"]["role"]
+        assert instance.target["record"]["relation"] == role
+        assert score(instance, _gold(instance)).success
+    again = tmp_path / "again.jsonl"
+    run = subprocess.run(
+        [*command, "--split", "ood", "--rows", "--out", str(again)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stderr
+    rows = [json.loads(line) for line in again.read_text(encoding="utf-8").splitlines()]
+    assert rows and {row["split"] for row in rows} == {"ood"}

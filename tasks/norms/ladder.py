@@ -29,7 +29,15 @@ from argc.compiler.norms.verdict import ANSWERS, Verdict, solve_world
 from argc.dsl.ir import Ordering
 from argc.dsl.norms import World, parse_world
 from argc.tasks.answers import UnreadableAnswer
-from argc.tasks.framework import SCORING_LIMITS, Candidate, Instance, Score, Task, register
+from argc.tasks.framework import (
+    REGISTRY,
+    SCORING_LIMITS,
+    Candidate,
+    Instance,
+    Score,
+    Task,
+    register,
+)
 from argc.tasks.norms.answers import Value, read_record
 from argc.tasks.norms.families import ID_FAMILY_TYPES, ROLES, Family, make_family
 from argc.tasks.norms.rendering import render
@@ -334,14 +342,25 @@ class NormChangeRecord(NormTask):
     def candidate(self, rng: random.Random, level: int) -> Candidate:
         family = train_family(rng, level)
         role = ROLES[(level - 1) % len(ROLES)]
-        root, variant = family.root, family.variants[role]
-        in_english = natural(level)
-        candidate = self.world_candidate(
-            root, rng, level, family_id=family.id, family_type=family.family_type, role=role
+        return self.pair_candidate(
+            family.root,
+            family.variants[role],
+            family.records[role]["change_record"],
+            rng,
+            level,
+            family_id=family.id,
+            family_type=family.family_type,
+            role=role,
         )
+
+    def pair_candidate(
+        self, root: World, variant: World, record: dict, rng: random.Random, level: int, **params
+    ) -> Candidate:
+        """The candidate of a root and a variant with their change record."""
+        candidate = self.world_candidate(root, rng, level, **params)
         candidate.params["variant"] = variant.to_text()
-        candidate.params["shown_variant"] = world_block(variant, rng, in_english)
-        candidate.params["record"] = family.records[role]["change_record"]
+        candidate.params["shown_variant"] = world_block(variant, rng, natural(level))
+        candidate.params["record"] = record
         return candidate
 
     def target(self, candidate: Candidate, result: QueryResult, ordering: Ordering) -> Any:
@@ -467,4 +486,36 @@ def read_change_record(answer: str) -> dict:
             "status_change": statuses,
             "attack_change": attacks,
         }
+    )
+
+
+def pair_instance(row: dict) -> Instance:
+    """A `norm_change_record` instance of a metamorphic pair (a row of
+    `datasets.mr_pairs`): the worlds as `.norm` text, at the ladder's level of the pair's role
+    (1-4), its id the pair's id and its split in `meta`."""
+    task = REGISTRY["norm_change_record"]
+    level = ROLES.index(row["role"]) + 1
+    params = {"family_id": row["family_id"], "family_type": row["family_type"], "role": row["role"]}
+    candidate = task.pair_candidate(
+        parse_world(row["root"]),
+        parse_world(row["variant"]),
+        row["change_record"],
+        random.Random(0),  # symbolic levels draw nothing
+        level,
+        **params,
+    )
+    ordering = Ordering()
+    target = task.target(candidate, None, ordering)  # type: ignore[arg-type]
+    return Instance(
+        id=row["pair_id"],
+        task=task.name,
+        level=level,
+        ordering=ordering.principle,
+        set=ordering.set_comparison,
+        seed=0,
+        theory=candidate.theory.to_text(),
+        prompt=task.prompt(candidate, target, ordering),
+        reference=task.reference(target),
+        target=target,
+        meta={"params": candidate.params, "split": row["split"]},
     )

@@ -1,9 +1,11 @@
-"""`argc norms`: solve a normative world's query, compare a root world with a variant."""
+"""`argc norms`: solve a normative world's query, compare a root world with a variant, and
+generate the datasets of metamorphic pairs and surface-varied worlds."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from argc.compiler.control import Limits
 from argc.compiler.guard import Watchdog, memory_cap
@@ -13,6 +15,7 @@ from argc.dsl.errors import InputError
 from argc.dsl.norms.parser import read_world
 from argc.dsl.parser import source_name
 from argc.options import positive_int, seconds
+from argc.tasks.norms.families import SPLITS
 
 #: The default cap on the command's memory (address space), in MiB.
 DEFAULT_MEMORY_MB = 4096
@@ -22,7 +25,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     """Add `norms solve` and `norms diff` to the `argc` command line."""
     norms = commands.add_parser(
         "norms",
-        help="normative worlds (.norm): solve a world's query, compare two worlds",
+        help="normative worlds (.norm): solve a world's query, compare two worlds, generate"
+        " datasets",
         description="Normative worlds: facts, identity rules, normative rules with"
         " priorities, and a queried action (docs/norms.md).",
     )
@@ -45,6 +49,35 @@ def register(commands: argparse._SubParsersAction) -> None:
     diff.add_argument("root", metavar="ROOT.norm")
     diff.add_argument("variant", metavar="VARIANT.norm")
     diff.set_defaults(handler=_diff)
+    make = actions.add_parser(
+        "generate",
+        help="metamorphic pairs (as norm_change_record instances or raw rows) or surface-varied"
+        " worlds, JSONL",
+        description="Generate a dataset of normative worlds, deterministic in its arguments"
+        " (docs/norms.md, Generated worlds), written atomically.",
+    )
+    make.add_argument("--set", choices=("mr", "surface"), default="mr", dest="dataset")
+    make.add_argument(
+        "--families",
+        type=positive_int,
+        metavar="N",
+        help="root families (default: 270 for mr, 1000 for surface)",
+    )
+    make.add_argument("--seed", type=int, default=0)
+    make.add_argument(
+        "--split",
+        choices=(*SPLITS, "all"),
+        default="all",
+        help="keep the pairs of one split (mr)",
+    )
+    make.add_argument(
+        "--rows",
+        action="store_true",
+        help="write the pairs as raw rows (worlds, verdicts, change record) rather than"
+        " norm_change_record instances for argc eval and argc score (mr)",
+    )
+    make.add_argument("--out", required=True, metavar="FILE.jsonl")
+    make.set_defaults(handler=_generate)
     for command in (solve, diff):
         command.add_argument("--json", action="store_true", help="one JSON object")
         command.add_argument(
@@ -139,3 +172,19 @@ def record_text(record: ChangeRecord) -> str:
         for attacker, attacked in record.attack_change[key]:
             lines.append(f"attack {key}: {attacker} -> {attacked}")
     return "\n".join(lines)
+
+
+def _generate(args: argparse.Namespace) -> int:
+    from argc.tasks.norms.datasets import mr_pairs, surface_set, write_jsonl
+    from argc.tasks.norms.ladder import pair_instance
+
+    if args.dataset == "surface":
+        rows = surface_set(args.families or 1000, args.seed)
+    else:
+        rows = mr_pairs(args.families or 270, args.seed)
+        rows = [row for row in rows if args.split in ("all", row["split"])]
+        if not args.rows:
+            rows = [pair_instance(row).record() for row in rows]
+    write_jsonl(args.out, rows)
+    print(f"{args.out}: {len(rows)} rows", file=sys.stderr)
+    return 0
