@@ -299,3 +299,14 @@ def test_generated_pairs_are_instances_that_references_solve(tmp_path) -> None:
     assert run.returncode == 0, run.stderr
     rows = [json.loads(line) for line in again.read_text(encoding="utf-8").splitlines()]
     assert rows and {row["split"] for row in rows} == {"ood"}
+
+
+def test_answer_instances_cover_every_answer() -> None:
+    from argc.compiler.norms.verdict import ANSWERS
+
+    found = {
+        generate("norm_answer", level, Ordering(), seed).target["verdict"]["answer"]
+        for level in range(1, 16)
+        for seed in range(6)
+    }
+    assert found == set(ANSWERS)

@@ -27,7 +27,7 @@ from argc.compiler.norms.certificates import (
 from argc.compiler.norms.theory import world_theory
 from argc.compiler.norms.verdict import ANSWERS, Verdict, solve_world
 from argc.dsl.ir import Ordering
-from argc.dsl.norms import World, parse_world
+from argc.dsl.norms import Atom, Query, World, parse_world
 from argc.tasks.answers import UnreadableAnswer
 from argc.tasks.framework import (
     REGISTRY,
@@ -185,9 +185,30 @@ class _SingleWorld(NormTask):
         use_root = level <= 4 or 9 <= level <= 12
         role = "root" if use_root else rng.choice(("support_delta", "priority_delta"))
         world = family.root if use_root else family.variants[role]
+        if rng.random() < UNREGULATED_SHARE:
+            world = unregulated(world) or world
         return self.world_candidate(
             world, rng, level, family_id=family.id, family_type=family.family_type, role=role
         )
+
+
+#: The share of single-world instances that ask about a person no rule applies to.
+UNREGULATED_SHARE = 0.15
+
+
+def unregulated(world: World) -> World | None:
+    """The world asking about its action for the first other person it names to whom no
+    rule applies (answer no_applicable_norm), None when every person is regulated."""
+    action = world.query.action
+    named = sorted({term for fact in world.facts for term in fact.atom.arguments})
+    for person in named:
+        if person in action.arguments:
+            continue
+        asked = Atom(action.predicate, (person, *action.arguments[1:]))
+        variant = World(world.facts, world.identities, world.norms, world.priorities, Query(asked))
+        if solve_world(variant).answer == "no_applicable_norm":
+            return variant
+    return None
 
 
 @register
