@@ -453,3 +453,18 @@ def test_checkers_accept_any_minimal_support() -> None:
     assert check_proof(verdict, other).passed
     both = {**other, "support": {"rules": ["y", "z"], "facts": ["q(a)"]}}
     assert check_proof(verdict, both).failure == "invalid_proof"
+
+
+def test_a_support_among_many_tied_candidates_is_found_without_enumerating_them() -> None:
+    obliging = "".join(f"[norm o{n}: p(X) => obligated(go(X))]\n" for n in range(1, 31))
+    permitting = "".join(
+        f"[norm q{n}: p(X) => permitted(go(X))]\n[priority: q{n} > f]\n" for n in range(1, 31)
+    )
+    world = parse_world(
+        f"p(a).\n[norm f: p(X) => forbidden(go(X))]\n{obliging}{permitting}[query: go(a)]"
+    )
+    started = time.monotonic()
+    verdict = solve_world(world)
+    assert verdict.answer == "obligated"
+    assert verdict.support.rules == ("o1", "q1")
+    assert time.monotonic() - started < 10

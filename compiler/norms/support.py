@@ -30,7 +30,8 @@ class Support:
 class SupportProblem:
     """The optimisation over the justified rules on the answer's side (its label or a label
     compatible with it): which of them, kept alone beside every conflicting rule, sustain
-    the answer; fewest rules first, then fewest facts, then the first by sorted names."""
+    the answer; fewest rules first, then fewest facts, then the first rules by name (the
+    set holding the earliest name where two differ)."""
 
     def __init__(
         self, reading: Reading, answer: str, justified: Mapping[str, Iterable[str]]
@@ -38,7 +39,10 @@ class SupportProblem:
         side = {answer, *COMPATIBLE.get(answer, ())}
         self.candidates = {rule for label in side for rule in justified.get(label, ())}
         self.rests_on: dict[str, set[Atom]] = {rule: set() for rule in self.candidates}
-        facts = [f'candidate("{rule}").' for rule in sorted(self.candidates)]
+        ranked = sorted(self.candidates)
+        facts = [f'candidate("{rule}").' for rule in ranked]
+        facts += [f"size_level({len(ranked) + 2}).", f"facts_level({len(ranked) + 1})."]
+        facts += [f'tie_level("{rule}", {len(ranked) - rank}).' for rank, rule in enumerate(ranked)]
         for argument, rule in reading.rule_of.items():
             label = reading.label_of[argument]
             facts.append(f'uses("{argument}", "{rule}").')
@@ -60,21 +64,19 @@ class SupportProblem:
         self.session.ground([("base", "\n".join(facts))])
 
     def minimal(self) -> Support:
-        """The minimal support (every optimum enumerated, the first by sorted names kept)."""
-        self.session.control.configuration.solve.opt_mode = "optN"
-        optimal: list[tuple[str, ...]] = []
+        """The minimal support: the optimum, unique by the tie levels."""
+        self.session.control.configuration.solve.opt_mode = "opt"
+        best: list[tuple[str, ...]] = []
 
         def on_model(model: clingo.Model) -> bool:
-            if model.optimality_proven:
-                chosen = (symbol.arguments[0].string for symbol in model.symbols(shown=True))
-                optimal.append(tuple(sorted(chosen)))
+            chosen = (symbol.arguments[0].string for symbol in model.symbols(shown=True))
+            best[:] = [tuple(sorted(chosen))]
             return True
 
         self.session.search(on_model)
-        if not optimal:
+        if not best:
             raise AssertionError("the justified rules on the answer's side sustain it")
-        rules = min(optimal)
-        return Support(rules, self.facts_of(rules))
+        return Support(best[0], self.facts_of(best[0]))
 
     def sustains(self, rules: tuple[str, ...]) -> bool:
         """Whether these rules, kept alone beside the conflicting ones, sustain the answer
