@@ -165,6 +165,9 @@ def pyarg_data(theory: Theory) -> dict:
         contraries[f"-{atom}"].append(atom)
     for contrary in theory.contraries:
         contraries[str(contrary.attacked)].append(str(contrary.attacker))
+    for pair in theory.contradictories:  # each side listed as the other's contrary
+        contraries[str(pair.first)].append(str(pair.second))
+        contraries[str(pair.second)].append(str(pair.first))
     ordering = theory.ordering or Ordering()
     if ordering.reading != "pyarg":
         raise ValueError("the PyArg script reads set comparisons the way PyArg does")
