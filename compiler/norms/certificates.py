@@ -79,7 +79,10 @@ class _Situation:
         self.priorities = priority_closure(world)
         self.label = {norm.name: norm.label for norm in world.norms}
         ground = verdict.reading.compiled.ground
-        self.holding = {*ground.facts, *ground.derived}
+        #: The atoms that hold, by predicate.
+        self.holding: dict[str, list[Atom]] = {}
+        for atom in sorted({*ground.facts, *ground.derived}):
+            self.holding.setdefault(atom.predicate, []).append(atom)
         #: Normative rules whose action can be the queried one, in world order.
         self.matching = [norm for norm in world.norms if _match(norm.action, verdict.query)]
 
@@ -125,13 +128,16 @@ def _match(pattern: Atom, ground: Atom) -> dict[str, str] | None:
     return binding
 
 
-def _joins(body: tuple[Atom, ...], binding: dict[str, str], holding: set[Atom]) -> Iterator[dict]:
-    """Every extension of `binding` under which all the body atoms hold."""
+def _joins(
+    body: tuple[Atom, ...], binding: dict[str, str], holding: dict[str, list[Atom]]
+) -> Iterator[dict]:
+    """Every extension of `binding` under which all the body atoms hold (`holding`: the
+    atoms that hold, by predicate)."""
     if not body:
         yield binding
         return
     first = body[0].substitute(binding)
-    for atom in holding:
+    for atom in holding.get(first.predicate, ()):
         found = _match(first, atom)
         if found is not None:
             yield from _joins(body[1:], {**binding, **found}, holding)
