@@ -468,3 +468,32 @@ def test_a_support_among_many_tied_candidates_is_found_without_enumerating_them(
     assert verdict.answer == "obligated"
     assert verdict.support.rules == ("o1", "q1")
     assert time.monotonic() - started < 10
+
+
+@pytest.mark.parametrize(
+    "family_type",
+    [
+        "partial_priority_conflict",
+        "unresolved_conflict",
+        "multiple_compatible_overrides",
+        "missing_precondition_distractor",
+        "priority_chain",
+        "distractor_conflict",
+    ],
+)
+def test_generated_worlds_compile_to_theories_pyarg_agrees_with(family_type: str) -> None:
+    from argc.tasks.norms.families import make_family
+
+    family = make_family(family_type, 11)
+    checked = 0
+    assert compile_world(ground_world(family.root)).theory.contradictories
+    for world in (family.root, *family.variants.values()):
+        theory = compile_world(ground_world(world)).theory
+        if _has_twin_rules(theory):
+            continue
+        solution = solve(theory, ordering=NORM_ORDERING, semantics="grounded")
+        claims = sorted(theory.literals())
+        expected = oracle(theory, NORM_ORDERING).statuses(claims)
+        assert {str(claim): solution.status(claim) for claim in claims} == expected
+        checked += 1
+    assert checked >= 3
