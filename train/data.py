@@ -11,9 +11,9 @@ Columns: `prompt` (the text, or chat messages: an optional system message and th
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import closing, contextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 from tqdm import tqdm
 
@@ -24,6 +24,8 @@ from argc.recycling import recycled_map
 from argc.tasks import GenerationFailed, Instance, generate
 from argc.tasks.framework import load_all_tasks, loaded_task_files
 from argc.train.recipes import RETRY_STRIDE, Recipe, Slot, plan
+
+Result = TypeVar("Result")
 
 #: Replacement seeds tried after a slot's own seed fails to generate.
 MAX_RETRIES = 8
@@ -105,25 +107,36 @@ def instances_dataset(
     many processes, `ray` (True or a cluster address) as Ray tasks of CHUNK slots each."""
     from datasets import Dataset
 
-    processes = max(1, min(workers, len(slots)))
-    progress = {"total": len(slots), "desc": "instances", "unit": "instance", "disable": None}
     if ray is not None:
-        records = _generate_on_ray(slots, ray, progress)
+        records = _generate_on_ray(slots, ray, _progress(len(slots)))
     else:
-        found = recycled_map(
-            _generate_json,
-            slots,
-            workers=processes,
-            chunk=CHUNK,
-            per_process=CHUNK * CHUNKS_PER_WORKER,
-            initializer=load_all_tasks,
-            initargs=(loaded_task_files(),),
-        )
-        records = list(tqdm(found, **progress))
+        records = generate_locally(_generate_json, slots, workers)
     rows = [
         row(Instance.from_record(json.loads(record)), prompt_format, system) for record in records
     ]
     return Dataset.from_list(rows)
+
+
+def _progress(total: int, desc: str = "instances") -> dict[str, Any]:
+    return {"total": total, "desc": desc, "unit": "instance", "disable": None}
+
+
+def generate_locally(
+    job: Callable[[Slot], Result], slots: Sequence[Slot], workers: int = 1, desc: str = "instances"
+) -> list[Result]:
+    """`job(slot)` for every slot, in order, in `workers` local processes (replaced every
+    CHUNKS_PER_WORKER chunks; the caller's task files loaded), with a progress bar. `job` must
+    be importable by name and generate the slot's instance (`generate_slot`)."""
+    found = recycled_map(
+        job,
+        slots,
+        workers=max(1, min(workers, len(slots))),
+        chunk=CHUNK,
+        per_process=CHUNK * CHUNKS_PER_WORKER,
+        initializer=load_all_tasks,
+        initargs=(loaded_task_files(),),
+    )
+    return list(tqdm(found, **_progress(len(slots), desc)))
 
 
 def _generate_on_ray(slots: Sequence[Slot], ray: RaySetting, progress: dict[str, Any]) -> list[str]:

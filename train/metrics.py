@@ -650,3 +650,56 @@ def _ink(value: float, scale: tuple[float, float], gain: bool) -> str:
     if gain:
         return "white" if abs(value) > 0.6 * scale[1] else "black"
     return "white" if value < 0.5 else "black"
+
+
+# Training logs -------------------------------------------------------------------------------
+
+#: TRL's GRPO metric: the share of a step's prompt groups whose rewards have zero standard
+#: deviation (no ranking signal for those groups).
+ZERO_STD = "frac_reward_zero_std"
+_REWARD_MEAN = re.compile(r"rewards/(.+)/mean")
+
+
+@dataclass(frozen=True)
+class ZeroStd:
+    """The zero-std fraction of each logged step, as (step, fraction), and their mean (None
+    when no step logged it)."""
+
+    steps: tuple[tuple[int, float], ...]
+    mean: float | None
+
+
+def read_log_history(path: Path) -> list[dict[str, Any]]:
+    """A trainer's `log_history.json`: a list of log entries (mappings)."""
+    try:
+        history = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as error:
+        raise ArgcError(f"{path}: cannot read: {error.strerror}") from None
+    except ValueError as error:
+        raise ArgcError(f"{path}: not JSON: {error}") from None
+    if not isinstance(history, list) or not all(isinstance(entry, dict) for entry in history):
+        raise ArgcError(f"{path}: expected a list of log entries")
+    return history
+
+
+def zero_std(history: Path | Sequence[dict[str, Any]]) -> ZeroStd:
+    """The zero-std fraction per logged step of a GRPO log history (a `log_history.json` path
+    or its entries) and its mean over those steps."""
+    entries = read_log_history(history) if isinstance(history, str | Path) else history
+    steps = tuple(
+        (int(entry.get("step", index)), float(entry[ZERO_STD]))
+        for index, entry in enumerate(entries, 1)
+        if isinstance(entry.get(ZERO_STD), int | float)
+    )
+    return ZeroStd(steps, sum(value for _, value in steps) / len(steps) if steps else None)
+
+
+def reward_means(history: Sequence[dict[str, Any]]) -> dict[str, float]:
+    """Each reward function's `rewards/<name>/mean`, averaged over the logged steps."""
+    found: dict[str, list[float]] = defaultdict(list)
+    for entry in history:
+        for key, value in entry.items():
+            match = _REWARD_MEAN.fullmatch(key)
+            if match and isinstance(value, int | float):
+                found[match.group(1)].append(float(value))
+    return {name: sum(values) / len(values) for name, values in found.items()}

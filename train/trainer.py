@@ -1,7 +1,13 @@
 """`argc train`: GRPO training (TRL) on fresh task instances from a recipe, with verifiable
-rewards. One YAML config names the recipe, the model (a local folder, or a tiny random-init
-model built on the spot), optional LoRA, the reward functions and the `trl.GRPOConfig`
-arguments; see `train/configs/` for examples."""
+rewards, optionally after an SFT stage on normative-world targets (`argc.train.sft`). One YAML
+config names the recipe, the model (a local folder, or a tiny random-init model built on the
+spot), optional LoRA, the reward functions, the `trl.GRPOConfig` arguments and, in an `sft`
+block, the SFT mix and its `trl.SFTConfig` arguments; see `train/configs/` for examples.
+
+With an SFT stage, the output folder receives `sft/` (the SFT model, or its LoRA adapter, and
+the tokenizer) and `sft_log_history.json`, then the GRPO model (or adapter) and
+`log_history.json`. GRPO starts from the SFT result: the SFT model's folder, or with LoRA the
+base model with the SFT adapter loaded trainable (GRPO continues training that adapter)."""
 
 from __future__ import annotations
 
@@ -22,6 +28,10 @@ from argc.train.tiny import TinySpec
 EXIT_OK, EXIT_INPUT_ERROR = 0, 2
 #: The tiny model's folder inside the output folder.
 TINY_FOLDER = "tiny-init"
+#: The SFT stage's folder inside the output folder, and its log history beside GRPO's.
+SFT_FOLDER = "sft"
+SFT_HISTORY = "sft_log_history.json"
+HISTORY = "log_history.json"
 
 
 class ConfigError(ArgcError):
@@ -47,6 +57,34 @@ class LoraSpec:
 
 
 @dataclass(frozen=True)
+class SftSpec:
+    """An SFT stage before GRPO: `instances` rows of the mix `mix` (`argc.train.sft.MIXES`)
+    drawn from `seed`, the ladder levels [low, high] its rows cycle through (default
+    `sft.DEFAULT_LEVELS`), the replay factor of `targeted_replay` (default
+    `sft.DEFAULT_REPLAY_FACTOR`) and `trl.SFTConfig` arguments (`args`; the output folder is
+    always `sft/` inside the run's)."""
+
+    mix: str
+    instances: int
+    args: dict[str, Any]
+    seed: int = 0
+    levels: list[int] | None = None
+    replay_factor: int | None = None
+
+    @property
+    def level_range(self) -> tuple[int, int]:
+        from argc.train.sft import DEFAULT_LEVELS
+
+        return DEFAULT_LEVELS if self.levels is None else (self.levels[0], self.levels[1])
+
+    @property
+    def factor(self) -> int:
+        from argc.train.sft import DEFAULT_REPLAY_FACTOR
+
+        return DEFAULT_REPLAY_FACTOR if self.replay_factor is None else self.replay_factor
+
+
+@dataclass(frozen=True)
 class TrainConfig:
     """A training run. `rewards` holds names of `argc.train.rewards.REWARDS` or one-key
     mappings `{name: {argument: value}}`; `grpo` holds `trl.GRPOConfig` arguments."""
@@ -65,16 +103,20 @@ class TrainConfig:
     #: the `scoring_actors` actors holds `scoring_workers` worker processes.
     scoring_ray: bool | str | None = None
     scoring_actors: int = 1
+    #: An SFT stage run before GRPO, which then starts from its result.
+    sft: SftSpec | None = None
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", required=True, type=Path, help="the training config (YAML)")
     parser.add_argument("--output-dir", type=Path, help="override grpo.output_dir")
-    parser.add_argument("--max-steps", type=positive_int, help="override grpo.max_steps")
+    parser.add_argument(
+        "--max-steps", type=positive_int, help="override grpo.max_steps (not the SFT stage's)"
+    )
     parser.add_argument(
         "--dry-run",
         action="store_true",
-        help="build the dataset, rewards, model and trainer, print a summary, do not train",
+        help="build the datasets, rewards, model and trainers, print a summary, do not train",
     )
 
 
@@ -142,13 +184,13 @@ def load_config(path: Path) -> TrainConfig:
         if "reward_weights" in config.grpo:
             raise ConfigError("give reward_weights once, at the top level or in grpo")
     for name in ("workers", "scoring_workers", "scoring_actors"):
-        value = getattr(config, name)
-        _check(isinstance(value, int) and value > 0, name, "a positive integer")
+        _check(_count(getattr(config, name), 1), name, "a positive integer")
     _check(
         config.scoring_ray is None or isinstance(config.scoring_ray, bool | str),
         "scoring_ray",
         "true, false or a Ray address",
     )
+    sft = None if config.sft is None else _sft(config.sft)
     return TrainConfig(
         recipe=recipe,
         model=model,
@@ -160,7 +202,45 @@ def load_config(path: Path) -> TrainConfig:
         scoring_workers=config.scoring_workers,
         scoring_ray=config.scoring_ray,
         scoring_actors=config.scoring_actors,
+        sft=sft,
     )
+
+
+def _sft(data: Any) -> SftSpec:
+    """The `sft` block, checked (its `args` are checked against trl.SFTConfig by `sft_args`)."""
+    from argc.tasks import LEVELS
+    from argc.train.sft import MIXES, REPLAY_MIX
+
+    spec = _dataclass(SftSpec, data, "sft")
+    _check(spec.mix in MIXES, "sft.mix", "one of " + ", ".join(MIXES))
+    _check(_count(spec.instances, 1), "sft.instances", "a positive integer")
+    _check(_count(spec.seed, 0), "sft.seed", "a non-negative integer")
+    _check(isinstance(spec.args, dict), "sft.args", "a mapping of trl.SFTConfig arguments")
+    if "output_dir" in spec.args:
+        raise ConfigError(
+            f"sft.args.output_dir: the SFT stage writes to {SFT_FOLDER}/ in the run's output folder"
+        )
+    levels = spec.levels
+    _check(
+        levels is None
+        or (
+            isinstance(levels, list)
+            and len(levels) == 2
+            and all(_count(level, LEVELS[0]) for level in levels)
+            and levels[0] <= levels[1] <= LEVELS[-1]
+        ),
+        "sft.levels",
+        f"[low, high] with {LEVELS[0]} <= low <= high <= {LEVELS[-1]}",
+    )
+    if spec.replay_factor is not None:
+        _check(_count(spec.replay_factor, 1), "sft.replay_factor", "a positive integer")
+        if spec.mix != REPLAY_MIX:
+            raise ConfigError(f"sft.replay_factor: only the {REPLAY_MIX} mix replays instances")
+    return spec
+
+
+def _count(value: Any, least: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= least
 
 
 def _dataclass(cls: type, data: Any, where: str) -> Any:
@@ -215,21 +295,38 @@ def grpo_args(config: TrainConfig, *, output_dir: Path | None = None, max_steps:
         values["reward_weights"] = [float(weight) for weight in config.reward_weights]
     if not values.get("output_dir"):
         raise ConfigError("grpo.output_dir is required (or pass --output-dir)")
-    known = {item.name: item for item in fields(GRPOConfig) if item.init}
+    return _trl_args(GRPOConfig, values, "grpo")
+
+
+def sft_args(config: TrainConfig, output_dir: Path):
+    """The `trl.SFTConfig` of a run's SFT stage: `config.sft.args`, writing to `sft/` inside
+    the run's output folder `output_dir`; unknown argument names are refused with suggestions."""
+    from trl import SFTConfig
+
+    if config.sft is None:
+        raise ConfigError("the config has no sft block")
+    values = {**config.sft.args, "output_dir": str(Path(output_dir) / SFT_FOLDER)}
+    return _trl_args(SFTConfig, values, "sft.args")
+
+
+def _trl_args(cls: type, values: dict[str, Any], where: str):
+    """`cls(**values)` for a TRL config class, with unknown names refused (with suggestions),
+    numbers that YAML read as strings converted, and errors as ConfigError naming `where`."""
+    known = {item.name: item for item in fields(cls) if item.init}
     for name in sorted(set(values) - set(known)):
         close = difflib.get_close_matches(name, list(known), n=3)
         hint = f"; did you mean {', '.join(close)}?" if close else ""
-        raise ConfigError(f"grpo: {name} is not a trl.GRPOConfig argument{hint}")
+        raise ConfigError(f"{where}: {name} is not a trl.{cls.__name__} argument{hint}")
     for name, value in values.items():
         if isinstance(value, str) and isinstance(known[name].default, float):
             try:  # YAML reads 1e-5 (no dot) as a string
                 values[name] = float(value)
             except ValueError:
-                raise ConfigError(f"grpo.{name}: expected a number, not {value!r}") from None
+                raise ConfigError(f"{where}.{name}: expected a number, not {value!r}") from None
     try:
-        return GRPOConfig(**values)
+        return cls(**values)
     except (TypeError, ValueError) as error:
-        raise ConfigError(f"grpo: {error}") from None
+        raise ConfigError(f"{where}: {error}") from None
 
 
 # -- the run -------------------------------------------------------------------------------
@@ -242,8 +339,11 @@ def train(
     max_steps: int | None = None,
     dry_run: bool = False,
 ):
-    """Build the dataset, rewards, model and trainer; unless `dry_run`, train, then save the
-    model, its tokenizer and `log_history.json` to the output folder. Returns the trainer."""
+    """Build the datasets, rewards, model and trainers; unless `dry_run`, run the SFT stage
+    (when configured: save its model or adapter to `sft/` and its log history to
+    SFT_HISTORY), then GRPO from its result, save the model, its tokenizer and
+    `log_history.json` to the output folder and print what the logs show. Returns the GRPO
+    trainer."""
     from trl import GRPOTrainer
 
     from argc.train import data, recipes
@@ -251,6 +351,8 @@ def train(
     if config.model.path is not None and not Path(config.model.path).is_dir():
         raise ConfigError(f"model.path: {config.model.path} is not a folder")
     args = grpo_args(config, output_dir=output_dir, max_steps=max_steps)
+    output = Path(args.output_dir)
+    tuning = sft_args(config, output) if config.sft is not None else None
     configure_scoring(
         workers=config.scoring_workers,
         ray_address=config.scoring_ray,
@@ -259,14 +361,22 @@ def train(
     reward_funcs = _rewards(config)
     recipe = recipes.load_recipe(config.recipe)
     dataset = data.build_dataset(recipe, workers=config.workers)
-    model_path = _model_path(config, dataset, Path(args.output_dir), args)
+    sft_data = None if config.sft is None else _sft_dataset(config, recipe)
+    model_path = _model_path(config, [dataset, sft_data], output, args)
+    tokenizer = _tokenizer(model_path, chat=recipe.prompt_format == "chat")
+    policy: Any = str(model_path)
+    peft_config = _peft(config.lora)
+    if tuning is not None:
+        policy = _sft_stage(config, sft_data, tuning, model_path, tokenizer, args, dry_run)
+        if not dry_run and config.lora is not None:
+            peft_config = None  # GRPO trains the SFT adapter on
     trainer = GRPOTrainer(
-        model=str(model_path),
+        model=policy,
         reward_funcs=reward_funcs,
         args=args,
         train_dataset=dataset,
-        processing_class=_tokenizer(model_path, chat=recipe.prompt_format == "chat"),
-        peft_config=_peft(config.lora),
+        processing_class=tokenizer,
+        peft_config=peft_config,
     )
     if trainer.is_world_process_zero():
         print(summary(config, recipe, dataset, trainer, model_path))
@@ -275,9 +385,95 @@ def train(
     trainer.train()
     trainer.save_model(args.output_dir)
     if trainer.is_world_process_zero():
-        history = Path(args.output_dir) / "log_history.json"
-        history.write_text(json.dumps(trainer.state.log_history, indent=1) + "\n")
+        _write_history(output / HISTORY, trainer.state.log_history)
+        print(outcome(output))
     return trainer
+
+
+def _sft_dataset(config: TrainConfig, recipe: Any):
+    """The SFT stage's rows, their prompts written as the recipe writes GRPO's."""
+    from argc.train.sft import sft_dataset
+
+    spec = config.sft
+    assert spec is not None
+    return sft_dataset(
+        spec.mix,
+        spec.instances,
+        spec.seed,
+        prompt_format=recipe.prompt_format,
+        system=recipe.system,
+        levels=spec.level_range,
+        replay_factor=spec.factor,
+        workers=config.workers,
+    )
+
+
+def _sft_stage(
+    config: TrainConfig,
+    dataset: Any,
+    tuning: Any,
+    model_path: Path,
+    tokenizer: Any,
+    grpo: Any,
+    dry_run: bool,
+) -> Any:
+    """Build the SFT trainer (with the config's LoRA adapter, if any) and print what it will
+    do; unless `dry_run`, train it, save its model or adapter and tokenizer to `sft/` and its
+    log history beside GRPO's. Returns GRPO's starting policy: the SFT model's folder, or the
+    base model with the SFT adapter loaded trainable (the base model's folder on a dry run)."""
+    from trl import SFTTrainer
+
+    trainer = SFTTrainer(
+        model=str(model_path),
+        args=tuning,
+        train_dataset=dataset,
+        processing_class=tokenizer,
+        peft_config=_peft(config.lora),
+    )
+    if trainer.is_world_process_zero():
+        print(sft_summary(config, dataset, trainer))
+    if dry_run:
+        return str(model_path)
+    trainer.train()
+    folder = Path(tuning.output_dir)
+    trainer.save_model(str(folder))
+    trainer.accelerator.wait_for_everyone()
+    if trainer.is_world_process_zero():
+        _write_history(folder.parent / SFT_HISTORY, trainer.state.log_history)
+    del trainer
+    _release_memory()
+    if config.lora is None:
+        return str(folder)
+    return _continued_adapter(model_path, folder, grpo)
+
+
+def _continued_adapter(base: Path, adapter: Path, grpo: Any) -> Any:
+    """The base model with a saved LoRA adapter, trainable; the base model is loaded as
+    GRPOTrainer loads a model path (GRPO's `model_init_kwargs`, no device map when
+    distributed)."""
+    from peft import PeftModel
+    from trl.trainer.utils import create_model_from_path
+
+    kwargs = dict(grpo.model_init_kwargs or {})
+    if grpo.distributed_state.distributed_type in ("MULTI_GPU", "DEEPSPEED"):
+        kwargs["device_map"] = None
+    kwargs.setdefault("trust_remote_code", grpo.trust_remote_code)
+    model = create_model_from_path(str(base), **kwargs)
+    return PeftModel.from_pretrained(model, str(adapter), is_trainable=True)
+
+
+def _release_memory() -> None:
+    import gc
+
+    import torch
+
+    gc.collect()
+    if torch.cuda.is_available():
+        torch.cuda.empty_cache()
+
+
+def _write_history(path: Path, history: list[dict[str, Any]]) -> None:
+    path.write_text(json.dumps(history, indent=1) + "\n")
 
 
 def _rewards(config: TrainConfig) -> list:
@@ -289,17 +485,19 @@ def _rewards(config: TrainConfig) -> list:
         raise ConfigError(f"rewards: {error}") from None
 
 
-def _model_path(config: TrainConfig, dataset: Any, output_dir: Path, args: Any) -> Path:
+def _model_path(config: TrainConfig, datasets: list[Any], output_dir: Path, args: Any) -> Path:
     """The policy's folder: the configured path, or the tiny model built (by the first local
-    process) in the output folder with a tokenizer trained on the prompts and answers."""
+    process) in the output folder with a tokenizer trained on the prompts and answers of the
+    datasets (None entries skipped)."""
     from argc.train import tiny
 
     if config.model.path is not None:
         return Path(config.model.path)
     folder = (output_dir / TINY_FOLDER).resolve()
+    texts = [text for dataset in datasets if dataset is not None for text in corpus(dataset)]
     with args.main_process_first(local=True, desc="tiny model"):
         if args.local_process_index == 0:
-            tiny.build(config.model.tiny, corpus(dataset), folder)
+            tiny.build(config.model.tiny, texts, folder)
     return folder
 
 
@@ -377,3 +575,55 @@ def summary(config: TrainConfig, recipe: Any, dataset: Any, trainer: Any, model:
             f"output {args.output_dir}",
         ]
     )
+
+
+def sft_summary(config: TrainConfig, dataset: Any, trainer: Any) -> str:
+    """What the SFT stage will do: the mix's rows by task, residual rows, and its settings."""
+    from argc.train.sft import REPLAY_MIX, composition
+
+    spec = config.sft
+    assert spec is not None
+    found = composition(dataset)
+    low, high = spec.level_range
+    args = trainer.args
+    replay = f", replay factor {spec.factor}" if spec.mix == REPLAY_MIX else ""
+    then = "GRPO trains the SFT adapter on" if config.lora else "GRPO starts from the SFT model"
+    budget = (
+        f"max_steps {args.max_steps}" if args.max_steps > 0 else f"{args.num_train_epochs:g} epochs"
+    )
+    return "\n".join(
+        [
+            f"sft {spec.mix}: {found['rows']} rows of {found['instances']} instances, levels"
+            f" {low}-{high}, seed {spec.seed}{replay}; "
+            + ", ".join(f"{task} {count}" for task, count in found["tasks"].items())
+            + f"; {found['residual']} rows with a residual-failure reason",
+            f"sft: {budget}, per-device batch {args.per_device_train_batch_size}, learning rate"
+            f" {args.learning_rate:g}, max_length {args.max_length}, output {args.output_dir};"
+            f" then {then}",
+        ]
+    )
+
+
+def outcome(output_dir: Path) -> str:
+    """What a finished run's logs show: the SFT stage's steps and loss (when it ran), GRPO's
+    steps, each reward's mean over the logged steps and the mean share of prompt groups whose
+    rewards had zero standard deviation (`frac_reward_zero_std`)."""
+    from argc.train.metrics import read_log_history, reward_means, zero_std
+
+    lines = []
+    tuned = Path(output_dir) / SFT_HISTORY
+    if tuned.is_file():
+        losses = [entry["loss"] for entry in read_log_history(tuned) if "loss" in entry]
+        loss = f", loss {losses[0]:.4g} -> {losses[-1]:.4g}" if losses else ""
+        lines.append(f"sft done: {len(losses)} logged steps{loss}")
+    history = read_log_history(Path(output_dir) / HISTORY)
+    steps = [entry for entry in history if "loss" in entry]
+    means = reward_means(history)
+    flat = zero_std(history)
+    lines.append(
+        f"grpo done: {len(steps)} logged steps; reward means "
+        + (", ".join(f"{name} {value:.3f}" for name, value in means.items()) or "none")
+        + "; zero-std groups "
+        + ("not logged" if flat.mean is None else f"{flat.mean:.3f} (mean over the steps)")
+    )
+    return "\n".join(lines)
