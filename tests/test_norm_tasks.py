@@ -310,3 +310,12 @@ def test_answer_instances_cover_every_answer() -> None:
         for seed in range(6)
     }
     assert found == set(ANSWERS)
+
+
+def test_change_records_cross_every_relation_with_family_types() -> None:
+    for level in (1, 2):
+        kinds = {
+            generate("norm_change_record", level, Ordering(), seed).meta["params"]["family_type"]
+            for seed in range(12)
+        }
+        assert len(kinds) >= 3

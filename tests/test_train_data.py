@@ -43,7 +43,7 @@ STUDY = (
 
 
 def test_bundled_recipes_load_with_descriptions_and_one_budget():
-    assert set(STUDY) | {"tiny"} == set(recipe_names())
+    assert set(STUDY) | {"tiny", "norms-change-records", "norms-tiny"} == set(recipe_names())
     for name in recipe_names():
         recipe = load_recipe(name)
         assert recipe.name == name and recipe.description
