@@ -95,7 +95,7 @@ GROUPS = {
         "query": "run an ASP query over a theory's solved model and print the atoms it shows",
         "af": "solve abstract argumentation frameworks (ICCMA .apx or .af files)",
     },
-    "argc.tasks.norms.cli": {
+    "argc.norms": {
         "norms": "normative worlds (.norm): solve a world's query, compare two worlds, generate"
         " datasets",
     },

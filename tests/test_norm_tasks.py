@@ -319,3 +319,14 @@ def test_change_records_cross_every_relation_with_family_types() -> None:
             for seed in range(12)
         }
         assert len(kinds) >= 3
+
+
+def test_the_split_option_names_the_generator_splits() -> None:
+    from argc.cli import build_parser
+    from argc.tasks.norms.families import SPLITS
+
+    parser = build_parser({"norms"})
+    norms = parser._subparsers._group_actions[0].choices["norms"]
+    generate_parser = norms._subparsers._group_actions[0].choices["generate"]
+    split = next(a for a in generate_parser._actions if a.dest == "split")
+    assert tuple(split.choices) == (*SPLITS, "all")
