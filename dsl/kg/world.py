@@ -492,7 +492,7 @@ class _Checker:
                 raise self.fail(
                     f"rule '{rule.name}' has a path of {rule.hop} relation(s); a composite rule"
                     " has 2 or 3",
-                    rule.position,
+                    at,
                 )
             standard = STANDARD.get(rule.name)
             if standard is not None and standard.path != rule.path:
