@@ -99,8 +99,29 @@ class Object:
         return f"object {self.name}."
 
 
+class _Term:
+    """What statements of the form `name(a1, ..., an).` share: their text, and where each
+    argument stands (`arguments_at`, from the parser)."""
+
+    name: str
+    arguments: tuple[str, ...]
+    position: Position | None
+    arguments_at: tuple[Position, ...]
+
+    def __str__(self) -> str:
+        return f"{self.name}({', '.join(self.arguments)})"
+
+    def to_text(self) -> str:
+        return f"{self}."
+
+    def argument_at(self, index: int) -> Position | None:
+        """Where argument `index` stands, else where the statement does."""
+        at = self.arguments_at
+        return at[index] if index < len(at) else self.position
+
+
 @dataclass(frozen=True)
-class Atom:
+class Atom(_Term):
     """`name(a1, ..., an).` as written: `KgWorld.build` tells an initial declaration, an
     event and a kinship fact apart by the name."""
 
@@ -109,15 +130,9 @@ class Atom:
     position: Position | None = _position()
     arguments_at: tuple[Position, ...] = _positions()
 
-    def __str__(self) -> str:
-        return f"{self.name}({', '.join(self.arguments)})"
-
-    def to_text(self) -> str:
-        return f"{self}."
-
 
 @dataclass(frozen=True)
-class Declaration:
+class Declaration(_Term):
     """`own(p, o).` or `create(p, o).`: s0(o) = (p, p, intact)."""
 
     kind: str
@@ -134,15 +149,9 @@ class Declaration:
     def arguments(self) -> tuple[str, ...]:
         return (self.person, self.object)
 
-    def __str__(self) -> str:
-        return f"{self.kind}({self.person}, {self.object})"
-
-    def to_text(self) -> str:
-        return f"{self}."
-
 
 @dataclass(frozen=True)
-class Event:
+class Event(_Term):
     """An operation event `kind(persons..., objects...).`; its time is its place among the
     world's events (1, 2, ...)."""
 
@@ -160,15 +169,9 @@ class Event:
     def arguments(self) -> tuple[str, ...]:
         return self.actors + self.objects
 
-    def __str__(self) -> str:
-        return f"{self.kind}({', '.join(self.arguments)})"
-
-    def to_text(self) -> str:
-        return f"{self}."
-
 
 @dataclass(frozen=True)
-class KinshipFact:
+class KinshipFact(_Term):
     """`relation(x, y).`: x is the relation of y, over the basic vocabulary."""
 
     relation: str
@@ -184,12 +187,6 @@ class KinshipFact:
     @property
     def arguments(self) -> tuple[str, ...]:
         return (self.first, self.second)
-
-    def __str__(self) -> str:
-        return f"{self.relation}({self.first}, {self.second})"
-
-    def to_text(self) -> str:
-        return f"{self}."
 
 
 @dataclass(frozen=True)
@@ -303,12 +300,6 @@ def _line(position: Position | None) -> str:
     return f" (line {position.line})" if position is not None else ""
 
 
-def _argument_at(statement, index: int) -> Position | None:
-    """Where the statement's argument `index` stands, else where the statement does."""
-    at = statement.arguments_at
-    return at[index] if index < len(at) else statement.position
-
-
 class _Checker:
     """The checks of `KgWorld.build`, each failing with an InputError at the culprit."""
 
@@ -381,7 +372,7 @@ class _Checker:
                 raise self.fail(
                     f"{fact} relates {fact.first} to themself; a kinship fact relates two"
                     " different persons",
-                    _argument_at(fact, 1),
+                    fact.argument_at(1),
                 )
         self.rules(rules)
         world = KgWorld(
@@ -412,7 +403,7 @@ class _Checker:
                     position,
                 )
 
-    def classify(self, statement, composite: set[str]) -> Declaration | Event | KinshipFact:
+    def classify(self, statement: _Term, composite: set[str]) -> Declaration | Event | KinshipFact:
         """The initial declaration, event or kinship fact `name(arguments)` is, by its name
         and arity."""
         name, arguments = statement.name, tuple(statement.arguments)
@@ -440,7 +431,7 @@ class _Checker:
             at,
         )
 
-    def arity(self, statement, roles: tuple[str, ...]) -> None:
+    def arity(self, statement: _Term, roles: tuple[str, ...]) -> None:
         count = len(statement.arguments)
         if count != len(roles):
             raise self.fail(
@@ -448,7 +439,7 @@ class _Checker:
                 statement.position,
             )
 
-    def arguments(self, statement, kinds: tuple[str, ...]) -> None:
+    def arguments(self, statement: _Term, kinds: tuple[str, ...]) -> None:
         """Each argument names a declared person or object, as its place requires."""
         for index, (argument, kind) in enumerate(zip(statement.arguments, kinds, strict=True)):
             known, other = (
@@ -456,7 +447,7 @@ class _Checker:
             )
             if argument in known:
                 continue
-            at = _argument_at(statement, index)
+            at = statement.argument_at(index)
             if argument in other:
                 wrong = "an object" if kind == "person" else "a person"
                 raise self.fail(
@@ -515,4 +506,4 @@ class _Checker:
             simulate.closed_facts(world)
         except simulate.Inconsistent as inconsistent:
             fact = inconsistent.fact
-            raise self.fail(str(inconsistent), _argument_at(fact, inconsistent.argument)) from None
+            raise self.fail(str(inconsistent), fact.argument_at(inconsistent.argument)) from None
