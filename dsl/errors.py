@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 
 class ArgcError(Exception):
     """Base class of every error argc reports to a user."""
@@ -42,6 +44,18 @@ class InputError(ArgcError):
             return head
         shown, offset = _window(self.source_line.expandtabs(1).rstrip("\n"), self.column or 1)
         return f"{head}\n    {shown}\n    {' ' * offset}^"
+
+
+def located_error(
+    message: str, position: object | None, filename: str, lines: Sequence[str] | None
+) -> InputError:
+    """An InputError at `position` (a `line` and `column`, 1-based; None: the whole input),
+    showing its line of `lines` (the source split at newlines) when there is one."""
+    if position is None:
+        return InputError(message, filename=filename)
+    line, column = position.line, position.column  # type: ignore[attr-defined]
+    shown = lines[line - 1] if lines is not None and 0 < line <= len(lines) else None
+    return InputError(message, filename=filename, line=line, column=column, source_line=shown)
 
 
 def _window(line: str, column: int) -> tuple[str, int]:

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Union
 
-from argc.dsl.errors import InputError
+from argc.dsl.errors import InputError, located_error
 
 NAME_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -376,14 +376,7 @@ class _Builder:
         self.lines = source.split("\n") if source is not None else None
 
     def error(self, message: str, position: Position | None) -> InputError:
-        line = column = source_line = None
-        if position is not None:
-            line, column = position.line, position.column
-            if self.lines is not None and 0 < line <= len(self.lines):
-                source_line = self.lines[line - 1]
-        return InputError(
-            message, filename=self.filename, line=line, column=column, source_line=source_line
-        )
+        return located_error(message, position, self.filename, self.lines)
 
     def build(self, directives: Iterable[Directive]) -> Theory:
         groups: dict[type, dict[Directive, Directive]] = {}

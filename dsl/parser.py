@@ -39,7 +39,7 @@ from argc.dsl.ir import (
     SemanticsHeader,
     Theory,
 )
-from argc.dsl.syntax import cache_path, lark_syntax_error
+from argc.dsl.syntax import lark_parser, lark_syntax_error
 
 if TYPE_CHECKING:
     from lark import Lark, Token
@@ -238,29 +238,13 @@ def _scanned(text: str, deadline: float | None) -> list[Directive] | None:
 # Lark ----------------------------------------------------------------------------------------
 
 
-def _grammar() -> str:
-    from importlib.resources import files
-
-    return files("argc.dsl").joinpath("theory.lark").read_text(encoding="utf-8")
-
-
 @cache
 def _lark() -> tuple[Lark, type]:
     """Lark's parser of theory.lark (loaded from the cache when it was built before) and the
     transformer from its trees to directives."""
-    from lark import Lark, Transformer, v_args
+    from lark import Transformer, v_args
 
-    grammar = _grammar()
-    path = cache_path(grammar, "theory")
-    # Lark checks the file's own hash of the grammar and options before using it, rebuilds
-    # the parser when the file is missing or unreadable, and skips writing when it cannot.
-    parser = Lark(
-        grammar,
-        parser="lalr",
-        propagate_positions=True,
-        lexer_callbacks={"NAME": _on_name},
-        cache=str(path) if path is not None else False,
-    )
+    parser = lark_parser("argc.dsl", "theory.lark", "theory", lexer_callbacks={"NAME": _on_name})
 
     class ToDirectives(Transformer):
         """Turns the parse tree into typed directives carrying their source positions."""

@@ -8,9 +8,9 @@ import stat
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from argc.dsl.errors import InputError
+from argc.dsl.errors import InputError, LimitExceeded
 
 if TYPE_CHECKING:
     from lark import Lark
@@ -42,6 +42,54 @@ def cache_path(grammar: str, language: str) -> Path | None:
     digest = hashlib.sha256(grammar.encode("utf-8")).hexdigest()[:16]
     python = "{}{}".format(*sys.version_info[:2])
     return folder / f"{language}-{digest}-lark{lark.__version__}-py{python}.lark"
+
+
+def lark_parser(package: str, grammar_file: str, language: str, **options: Any) -> Lark:
+    """The LALR parser (with positions) of a grammar shipped in `package`, loaded from the
+    per-user cache when it was built before (Lark checks the cached file's hash of grammar
+    and options, and rebuilds it when it is missing or unreadable)."""
+    from importlib.resources import files
+
+    from lark import Lark
+
+    grammar = files(package).joinpath(grammar_file).read_text(encoding="utf-8")
+    path = cache_path(grammar, language)
+    return Lark(
+        grammar,
+        parser="lalr",
+        propagate_positions=True,
+        cache=str(path) if path is not None else False,
+        **options,
+    )
+
+
+def parse_with(
+    parser: Lark,
+    transformer: type,
+    text: str,
+    filename: str,
+    *,
+    limit: int,
+    friendly: Mapping[str, str],
+    unclosed: str,
+) -> Any:
+    """`text` (at most `limit` characters, a leading byte-order mark ignored) parsed and
+    transformed; a syntax error is an InputError (see `lark_syntax_error`), nesting too deep
+    for the transformer LimitExceeded."""
+    from lark.exceptions import UnexpectedInput
+
+    if len(text) > limit:
+        raise InputError(
+            f"input has {len(text):,} characters; the limit is {limit:,}", filename=filename
+        )
+    text = text.removeprefix("\ufeff")
+    try:
+        return transformer().transform(parser.parse(text))
+    except UnexpectedInput as error:
+        lines = text.split("\n")
+        raise lark_syntax_error(error, parser, friendly, filename, lines, unclosed) from None
+    except RecursionError:
+        raise LimitExceeded(f"{filename}: too deeply nested to parse") from None
 
 
 def _describe(terminal: str, parser: Lark, friendly: Mapping[str, str]) -> str:

@@ -6,11 +6,10 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from argc.dsl.errors import InputError
 from argc.dsl.ir import Position
 from argc.dsl.kg.world import Atom, KgWorld, Object, Person, Rule, Statement
 from argc.dsl.parser import MAX_SOURCE_CHARS, read_text, source_name
-from argc.dsl.syntax import cache_path, lark_syntax_error
+from argc.dsl.syntax import lark_parser, parse_with
 
 if TYPE_CHECKING:
     from lark import Lark
@@ -22,18 +21,9 @@ _FRIENDLY_TERMINALS = {"NAME": "a name", "$END": "end of input"}
 def _lark() -> tuple[Lark, type]:
     """Lark's parser of kg.lark (cached per user like the other languages' parsers) and the
     transformer from its trees to statements."""
-    from importlib.resources import files
+    from lark import Transformer, v_args
 
-    from lark import Lark, Transformer, v_args
-
-    grammar = files("argc.dsl.kg").joinpath("kg.lark").read_text(encoding="utf-8")
-    path = cache_path(grammar, "kg")
-    parser = Lark(
-        grammar,
-        parser="lalr",
-        propagate_positions=True,
-        cache=str(path) if path is not None else False,
-    )
+    parser = lark_parser("argc.dsl.kg", "kg.lark", "kg")
 
     def at(token) -> Position:
         return Position(token.line, token.column)
@@ -77,26 +67,16 @@ def _lark() -> tuple[Lark, type]:
 
 def parse_statements(text: str, filename: str = "<input>") -> list[Statement]:
     """The statements of `.kg` text, unchecked (a leading byte-order mark is ignored)."""
-    from lark.exceptions import UnexpectedInput
-
-    if len(text) > MAX_SOURCE_CHARS:
-        raise InputError(
-            f"input has {len(text):,} characters; the limit is {MAX_SOURCE_CHARS:,}",
-            filename=filename,
-        )
-    text = text.removeprefix("\ufeff")
     parser, transformer = _lark()
-    try:
-        return transformer().transform(parser.parse(text))
-    except UnexpectedInput as error:
-        raise lark_syntax_error(
-            error,
-            parser,
-            _FRIENDLY_TERMINALS,
-            filename,
-            text.split("\n"),
-            unclosed="a statement is not ended with '.'?",
-        ) from None
+    return parse_with(
+        parser,
+        transformer,
+        text,
+        filename,
+        limit=MAX_SOURCE_CHARS,
+        friendly=_FRIENDLY_TERMINALS,
+        unclosed="a statement is not ended with '.'?",
+    )
 
 
 def parse_kg(text: str, filename: str = "<input>") -> KgWorld:

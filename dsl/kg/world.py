@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Union
 
-from argc.dsl.errors import InputError
+from argc.dsl.errors import InputError, located_error
 from argc.dsl.ir import Position
 
 #: The genders of persons.
@@ -310,16 +310,7 @@ class _Checker:
         self.objects: dict[str, Object] = {}
 
     def fail(self, message: str, position: Position | None) -> InputError:
-        if position is None:
-            return InputError(message, filename=self.filename)
-        line = self.lines[position.line - 1] if 0 < position.line <= len(self.lines) else None
-        return InputError(
-            message,
-            filename=self.filename,
-            line=position.line,
-            column=position.column,
-            source_line=line,
-        )
+        return located_error(message, position, self.filename, self.lines)
 
     def world(self, statements: list[Statement]) -> KgWorld:
         rules = [s for s in statements if isinstance(s, Rule)]

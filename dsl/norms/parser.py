@@ -6,11 +6,10 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from argc.dsl.errors import InputError, LimitExceeded
 from argc.dsl.ir import Position
 from argc.dsl.norms.world import Atom, Fact, IdentityRule, Norm, Priority, Query, Statement, World
 from argc.dsl.parser import MAX_SOURCE_CHARS, read_text, source_name
-from argc.dsl.syntax import cache_path, lark_syntax_error
+from argc.dsl.syntax import lark_parser, parse_with
 
 if TYPE_CHECKING:
     from lark import Lark
@@ -27,18 +26,9 @@ _FRIENDLY_TERMINALS = {
 def _lark() -> tuple[Lark, type]:
     """Lark's parser of norm.lark (cached per user like the `.arg` parser's) and the
     transformer from its trees to statements."""
-    from importlib.resources import files
+    from lark import Transformer, v_args
 
-    from lark import Lark, Transformer, v_args
-
-    grammar = files("argc.dsl.norms").joinpath("norm.lark").read_text(encoding="utf-8")
-    path = cache_path(grammar, "norm")
-    parser = Lark(
-        grammar,
-        parser="lalr",
-        propagate_positions=True,
-        cache=str(path) if path is not None else False,
-    )
+    parser = lark_parser("argc.dsl.norms", "norm.lark", "norm")
 
     def at(meta) -> Position:
         return Position(meta.line, meta.column)
@@ -93,28 +83,16 @@ def _lark() -> tuple[Lark, type]:
 
 def parse_statements(text: str, filename: str = "<input>") -> list[Statement]:
     """The statements of `.norm` text, unchecked (a leading byte-order mark is ignored)."""
-    from lark.exceptions import UnexpectedInput
-
-    if len(text) > MAX_SOURCE_CHARS:
-        raise InputError(
-            f"input has {len(text):,} characters; the limit is {MAX_SOURCE_CHARS:,}",
-            filename=filename,
-        )
-    text = text.removeprefix("\ufeff")
     parser, transformer = _lark()
-    try:
-        return transformer().transform(parser.parse(text))
-    except UnexpectedInput as error:
-        raise lark_syntax_error(
-            error,
-            parser,
-            _FRIENDLY_TERMINALS,
-            filename,
-            text.split("\n"),
-            unclosed="a statement is not ended with '.' or ']'?",
-        ) from None
-    except RecursionError:
-        raise LimitExceeded(f"{filename}: too deeply nested to parse") from None
+    return parse_with(
+        parser,
+        transformer,
+        text,
+        filename,
+        limit=MAX_SOURCE_CHARS,
+        friendly=_FRIENDLY_TERMINALS,
+        unclosed="a statement is not ended with '.' or ']'?",
+    )
 
 
 def parse_world(text: str, filename: str = "<input>") -> World:

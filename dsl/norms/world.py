@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Union
 
-from argc.dsl.errors import InputError
+from argc.dsl.errors import InputError, located_error
 from argc.dsl.ir import Position
 
 #: The deontic labels a normative rule can conclude.
@@ -183,16 +183,7 @@ class _Checker:
         self.arities: dict[tuple[str, str], tuple[int, Position | None]] = {}
 
     def fail(self, message: str, position: Position | None) -> InputError:
-        if position is None:
-            return InputError(message, filename=self.filename)
-        line = self.lines[position.line - 1] if 0 < position.line <= len(self.lines) else None
-        return InputError(
-            message,
-            filename=self.filename,
-            line=position.line,
-            column=position.column,
-            source_line=line,
-        )
+        return located_error(message, position, self.filename, self.lines)
 
     def world(self, statements: list[Statement]) -> World:
         unique = list(dict.fromkeys(statements))
