@@ -66,7 +66,8 @@ def register(commands: argparse._SubParsersAction) -> None:
         "check",
         help="solve theories and report statuses, extensions and consistency",
         description="Solve each .arg file (or normative world, .norm); flags override the"
-        " file's header directives.",
+        " file's header directives. A KG world (.kg) prints its timeline, object depths and"
+        " derived kinship relations instead.",
     )
     check.set_defaults(handler=_check)
     check.add_argument("files", nargs="+", metavar="FILE")
@@ -235,6 +236,8 @@ def _limit_message(path: str, error: LimitExceeded) -> str:
 def _check_file(file: str, args: argparse.Namespace, watchdog: Watchdog) -> int:
     path = source_name(file)
     limits = _clock(_limits(args), watchdog, path, args.json)
+    if file.endswith(".kg"):
+        return _check_kg(file, path, args, limits, watchdog)
     try:
         theory = _read(file, limits)
         solution = solve(
@@ -250,6 +253,23 @@ def _check_file(file: str, args: argparse.Namespace, watchdog: Watchdog) -> int:
     for warning in _warnings(solution.theory, path, args.explain):
         print(warning, file=sys.stderr, flush=True)
     return _present(solution, path, args)
+
+
+def _check_kg(
+    file: str, path: str, args: argparse.Namespace, limits: Limits, watchdog: Watchdog
+) -> int:
+    """A KG world's timeline, depths and composite relations (docs/kg.md, "In ASP")."""
+    from argc.compiler.kg.solve import solve_kg
+    from argc.dsl.kg.parser import read_kg
+
+    try:
+        model = solve_kg(read_kg(file), limits)
+    except (InputError, LimitExceeded) as error:
+        return _failed(path, error, args.json)
+    finally:
+        watchdog.disarm()
+    print(json.dumps(model.record(path)) if args.json else model.summary(path), flush=True)
+    return EXIT_OK
 
 
 def _read(file: str, limits: Limits) -> Theory:

@@ -1,0 +1,1 @@
+"""ASP encodings of KG worlds (read as package data)."""
