@@ -18,7 +18,7 @@ from argc.compiler.control import Limits, Session
 from argc.compiler.kg.facts import world_facts
 from argc.dsl.errors import LimitExceeded
 from argc.dsl.kg.simulate import State, States
-from argc.dsl.kg.world import RELATIONS, Event, KgWorld
+from argc.dsl.kg.world import RELATIONS, KgWorld
 
 #: The encodings of a KG world, in loading order.
 ENCODINGS = ("kg/state", "kg/kinship")
@@ -150,9 +150,17 @@ def solve_kg(world: KgWorld, limits: Limits | None = None) -> KgModel:
         }
         for time in range(final + 1)
     )
-    affected: list[list[str]] = [[] for _ in range(final + 1)]
+    found: list[list[str]] = [[] for _ in range(final + 1)]
     for symbol in session.atoms("affects", 2):
-        affected[symbol.arguments[0].number].append(symbol.arguments[1].string)
+        found[symbol.arguments[0].number].append(symbol.arguments[1].string)
+    # Each event's objects in the order it names them (the first object of an exchange first).
+    affected = (
+        (),
+        *(
+            tuple(sorted(found[time], key=event.objects.index))
+            for time, event in enumerate(world.events, 1)
+        ),
+    )
     depths = {
         symbol.arguments[0].string: symbol.arguments[1].number
         for symbol in session.atoms("depth", 2)
@@ -164,18 +172,7 @@ def solve_kg(world: KgWorld, limits: Limits | None = None) -> KgModel:
     return KgModel(
         world,
         timeline,
-        (
-            (),
-            *(
-                _in_order(objects, event)
-                for objects, event in zip(affected[1:], world.events, strict=True)
-            ),
-        ),
+        affected,
         {thing: depths[thing] for thing in things},
         relations,  # type: ignore[arg-type] - triples of strings
     )
-
-
-def _in_order(objects: list[str], event: Event) -> tuple[str, ...]:
-    """The objects an event affects, in the order the event names them."""
-    return tuple(sorted(objects, key=event.objects.index))
