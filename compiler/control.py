@@ -286,6 +286,42 @@ def _at(node: ast.AST) -> str:
     return f"<block>:{begin.line}:{begin.column}"
 
 
+class StepCounter:
+    """A grounding context for programs that count their own work: each `@step(...) = 1`
+    is one unit of grounding work (`units`, e.g. "partial rule instantiations"), counted
+    against `Limits.instantiations`, the deadline checked every 64 units. A Session grounding
+    such a program takes it as its `budget`."""
+
+    def __init__(self, limits: Limits, deadline: Deadline, work: str, units: str) -> None:
+        self.limits = limits
+        self.deadline = deadline
+        self.work = work
+        self.units = units
+        self.count = 0
+        self.exceeded: LimitExceeded | None = None
+
+    def step(self, *_terms: clingo.Symbol) -> clingo.Symbol:
+        self.count += 1
+        try:
+            if self.count > self.limits.instantiations:
+                raise LimitExceeded(
+                    f"{self.work} takes more than {self.limits.instantiations:,} {self.units}"
+                )
+            if self.count % 64 == 0:
+                self.deadline.check()
+        except LimitExceeded as exceeded:
+            self.exceeded = exceeded
+            raise
+        return _ONE
+
+    @classmethod
+    def on(cls, session: Session, work: str, units: str) -> StepCounter:
+        """A counter made the budget of `session` (its limits and deadline)."""
+        counter = cls(session.limits, session.deadline, work, units)
+        session.budget = counter  # type: ignore[assignment] - the context the program calls
+        return counter
+
+
 class Session:
     """A Control for one theory: grounding and enumeration, each within the limits."""
 

@@ -12,48 +12,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import clingo
-
-from argc.compiler.control import Limits, Session
+from argc.compiler.control import Limits, Session, StepCounter
 from argc.compiler.kg.facts import world_facts
-from argc.dsl.errors import LimitExceeded
 from argc.dsl.kg.simulate import State, States
 from argc.dsl.kg.world import RELATIONS, KgWorld
 
 #: The encodings of a KG world, in loading order.
 ENCODINGS = ("kg/state", "kg/kinship")
-_ONE = clingo.Number(1)
 
 
 class Conflict(ValueError):
     """The encoding gave an object no state, or two, at some time: the world's events do not
     meet their preconditions (a world built without its checks)."""
-
-
-class _Steps:
-    """The grounding context: `@step(...) = 1` counts one unit of grounding work against the
-    instantiation limit and checks the deadline every 64 units."""
-
-    def __init__(self, limits: Limits, session: Session) -> None:
-        self.limits = limits
-        self.deadline = session.deadline
-        self.count = 0
-        self.exceeded: LimitExceeded | None = None
-
-    def step(self, *_terms: clingo.Symbol) -> clingo.Symbol:
-        self.count += 1
-        try:
-            if self.count > self.limits.instantiations:
-                raise LimitExceeded(
-                    f"grounding the world takes more than {self.limits.instantiations:,} object"
-                    " states and kinship path steps"
-                )
-            if self.count % 64 == 0:
-                self.deadline.check()
-        except LimitExceeded as exceeded:
-            self.exceeded = exceeded
-            raise
-        return _ONE
 
 
 @dataclass(frozen=True)
@@ -116,7 +86,7 @@ class KgModel:
 def ground_kg(world: KgWorld, limits: Limits | None = None) -> Session:
     """A Session with the world's facts and the KG encodings grounded within `limits`."""
     session = Session(limits or Limits())
-    session.budget = _Steps(session.limits, session)  # type: ignore[assignment] - the context
+    StepCounter.on(session, "grounding the world", "object states and kinship path steps")
     session.load(ENCODINGS)
     session.ground([("base", world_facts(world))])
     return session

@@ -15,11 +15,8 @@ from dataclasses import dataclass
 
 import clingo
 
-from argc.compiler.control import Limits, Session
-from argc.dsl.errors import LimitExceeded
+from argc.compiler.control import Limits, Session, StepCounter
 from argc.dsl.norms.world import Atom, IdentityRule, Norm, World
-
-_ONE = clingo.Number(1)
 
 
 @dataclass(frozen=True, order=True)
@@ -51,32 +48,6 @@ class GroundWorld:
     derived: tuple[Atom, ...]
     identities: tuple[IdentityInstance, ...]
     norms: tuple[NormInstance, ...]
-
-
-class _Steps:
-    """The grounding context: `@step(V) = 1` counts one partial join and checks the clock."""
-
-    def __init__(self, limits: Limits, session: Session) -> None:
-        self.limits = limits
-        self.deadline = session.deadline
-        self.count = 0
-        self.exceeded: LimitExceeded | None = None
-
-    def step(self, _bound: clingo.Symbol) -> clingo.Symbol:
-        self.count += 1
-        if self.count > self.limits.instantiations:
-            self.exceeded = LimitExceeded(
-                f"grounding the world's rules takes more than {self.limits.instantiations:,}"
-                " partial rule instantiations"
-            )
-            raise self.exceeded
-        if self.count % 64 == 0:
-            try:
-                self.deadline.check()
-            except LimitExceeded as exceeded:
-                self.exceeded = exceeded
-                raise
-        return _ONE
 
 
 def _string(text: str) -> str:
@@ -135,8 +106,7 @@ def _binding(variables: tuple[str, ...], values: clingo.Symbol) -> dict[str, str
 def ground_world(world: World, limits: Limits | None = None) -> GroundWorld:
     """Ground a world within `limits` (LimitExceeded past them)."""
     session = Session(limits or Limits())
-    steps = _Steps(session.limits, session)
-    session.budget = steps  # type: ignore[assignment] - the context the program calls
+    StepCounter.on(session, "grounding the world's rules", "partial rule instantiations")
     session.ground([("base", world_program(world))])
     given = {fact.atom for fact in world.facts}
     holding = sorted(_ground_atom(symbol.arguments[0]) for symbol in session.atoms("holds", 1))
