@@ -268,8 +268,25 @@ def _check_kg(
         return _failed(path, error, args.json)
     finally:
         watchdog.disarm()
+    for option in _theory_options(args):
+        print(f"{path}: warning: {option} applies to theories, not to KG worlds", file=sys.stderr)
     print(json.dumps(model.record(path)) if args.json else model.summary(path), flush=True)
     return EXIT_OK
+
+
+def _theory_options(args: argparse.Namespace) -> list[str]:
+    """The options given that only an argumentation theory's report uses."""
+    given = {
+        "--semantics": args.semantics,
+        "--ordering": args.ordering,
+        "--set": args.set,
+        "--comparison": args.comparison,
+        "--explain": args.explain,
+        "--graph": args.graph,
+        "--show": args.show,
+        "--export": args.export,
+    }
+    return [option for option, value in given.items() if value]
 
 
 def _read(file: str, limits: Limits) -> Theory:

@@ -349,3 +349,12 @@ def test_check_stops_a_hostile_world_at_its_time_limit(tmp_path) -> None:
     )
     assert done.returncode == EXIT_INPUT_ERROR
     assert "friends.kg: time limit of 2 s exceeded" in done.stderr
+
+
+def test_check_warns_about_options_that_only_theories_use(capsys) -> None:
+    assert main(["check", str(WORKED), "--semantics", "preferred", "--explain", "x"]) == 0
+    err = capsys.readouterr().err
+    assert "--semantics applies to theories, not to KG worlds" in err
+    assert "--explain applies to theories" in err
+    assert main(["check", str(WORKED)]) == 0
+    assert "warning" not in capsys.readouterr().err
