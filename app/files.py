@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import json
 import os
 import secrets
 import socket
 import stat
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, BinaryIO, Literal
@@ -244,3 +245,9 @@ def check_resume(
         raise ResumeMismatch(
             f"{path} was started by another request: {', '.join(differences)}; {advice}"
         )
+
+
+def write_jsonl(path: str | Path, rows: Iterable[dict]) -> None:
+    """Rows as JSON lines (sorted keys), written whole as `write_output` writes (atomically
+    for a regular file: a temporary file beside `path`, then renamed over it)."""
+    write_output(path, "".join(json.dumps(row, sort_keys=True) + "\n" for row in rows))

@@ -175,7 +175,8 @@ def record_text(record: ChangeRecord) -> str:
 
 
 def _generate(args: argparse.Namespace) -> int:
-    from argc.tasks.norms.datasets import mr_pairs, surface_set, write_jsonl
+    from argc.files import write_jsonl
+    from argc.tasks.norms.datasets import mr_pairs, surface_set
     from argc.tasks.norms.ladder import pair_instance
 
     if args.dataset == "surface":

@@ -21,13 +21,13 @@ from argc.compiler.norms.changes import change_record
 from argc.compiler.norms.verdict import solve_world
 from argc.dsl.norms import Query, World, parse_world
 from argc.dsl.norms.world import INCOMPATIBLE
+from argc.files import write_jsonl
 from argc.tasks.norms.datasets import (
     family_plan,
     mr_pairs,
     pair_rows,
     surface_rows,
     surface_set,
-    write_jsonl,
 )
 from argc.tasks.norms.families import (
     FAMILY_TYPES,

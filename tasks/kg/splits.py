@@ -5,7 +5,7 @@ A.2.7 of the paper): `pretrain` D1-D4 x T1-T2 with 400,000 graphs a cell (3.2M),
 D1-D10 x T1-T6 with 20,000 a cell (1.2M) and `eval` the same 60 cells with 80 a cell
 (4,800). Graph i of cell (D, T) has the seed given by a sha256 of the split, the cell, i and
 the plan's seed, and its rendering a stream seeded the same way, so a split is deterministic
-cell by cell. `write_jsonl` (the one of `argc.tasks.norms.datasets`) writes rows atomically.
+cell by cell. `write_jsonl` (`argc.files`) writes rows atomically.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from dataclasses import dataclass
 
 from tqdm import tqdm
 
+from argc.files import write_jsonl
 from argc.tasks.kg.generator import COMPLEXITIES, DEPTHS, KgGraph, generate_graph
 from argc.tasks.kg.rendering import render
-from argc.tasks.norms.datasets import write_jsonl
 from argc.tasks.norms.families import stream
 
 __all__ = ["PLANS", "SplitPlan", "generate_split", "graph_row", "split_rows", "write_jsonl"]

@@ -7,19 +7,16 @@
 
 Both are pure and deterministic: the same arguments give rows whose
 `json.dumps(row, sort_keys=True)` are byte-identical. A family's rows are in its family's
-split. `write_jsonl` writes rows to a file atomically.
+split. `argc.files.write_jsonl` writes rows to a file atomically.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable, Iterator
-from pathlib import Path
+from collections.abc import Iterator
 
 from tqdm import tqdm
 
 from argc.compiler.norms.verdict import solve_world
-from argc.files import write_output
 from argc.tasks.norms.families import FAMILY_TYPES, ROLES, Family, make_family, stream
 from argc.tasks.norms.rendering import render
 from argc.tasks.norms.surface import canonical_verdict, surface_pair
@@ -111,9 +108,3 @@ def surface_set(roots: int = 1000, seed: int = 0) -> list[dict]:
     """Surface-varied roots: four instances a root (4,000 for the default 1,000 roots)."""
     found = generate_families(roots, seed, desc="surface set")
     return [row for family in found for row in surface_rows(family)]
-
-
-def write_jsonl(path: str | Path, rows: Iterable[dict]) -> None:
-    """Rows as JSON lines (sorted keys), written atomically (a temporary file beside `path`,
-    then renamed over it)."""
-    write_output(path, "".join(json.dumps(row, sort_keys=True) + "\n" for row in rows))
