@@ -10,7 +10,7 @@ import pytest
 from argc.dsl.ir import ORDERINGS, Ordering
 from argc.tasks import REGISTRY, Instance, generate, score, score_group
 from argc.tasks.norms.families import split_of
-from argc.tasks.norms.ladder import read_change_record
+from argc.tasks.norms.ladder import normal_record, read_change_record
 
 NORM_TASKS = ("norm_answer", "norm_proof", "norm_falsification", "norm_change_record")
 LEVELS = (1, 4, 5, 9, 13, 15)
@@ -98,7 +98,7 @@ def test_falsification_scorer_names_the_failure() -> None:
 
 def test_change_record_scorer_counts_right_fields() -> None:
     instance = generate("norm_change_record", 2, Ordering(), 0)
-    assert read_change_record(instance.reference) == read_change_record(instance.reference)
+    assert read_change_record(instance.reference) == normal_record(instance.target["record"])
     lines = dict(line.split(": ", 1) for line in instance.reference.splitlines())
     relation = lines["relation"]
     other = next(r for r in ("surface_invariant", "support_delta") if r != relation)

@@ -431,12 +431,16 @@ class NormChangeRecord(NormTask):
         if isinstance(score, RecordScore):
             return score
         return RecordScore(
-            score.native, score.success, score.reason, None, _normal(instance.target["record"])
+            score.native,
+            score.success,
+            score.reason,
+            None,
+            normal_record(instance.target["record"]),
         )
 
     def score_read(self, instance: Instance, answer: str) -> Score:
         submitted = read_change_record(answer)
-        gold = _normal(instance.target["record"])
+        gold = normal_record(instance.target["record"])
         right = [key for key in CHANGE_FIELDS if submitted[key] == gold[key]]
         exact = len(right) == len(CHANGE_FIELDS)
         reason = (
@@ -462,7 +466,7 @@ class RecordScore(Score):
 CHANGE_FIELDS = ("relation", "answer_change", "support_change", "status_change", "attack_change")
 
 
-def _normal(record: dict) -> dict:
+def normal_record(record: dict) -> dict:
     """A change record in the form the scorer compares (sets as sorted lists)."""
     return {
         "relation": record["relation"],
@@ -495,7 +499,7 @@ def read_change_record(answer: str) -> dict:
         if any(subject is not None for subject, _, _ in pairs):
             raise UnreadableAnswer("unreadable: attacks are `attacker -> attacked; ...`")
         attacks[key] = [[a, b] for _, a, b in pairs]
-    return _normal(
+    return normal_record(
         {
             "relation": _single(record["relation"]),
             "answer_change": {"from": answer_change[0][1], "to": answer_change[0][2]}
