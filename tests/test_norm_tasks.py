@@ -330,3 +330,15 @@ def test_the_split_option_names_the_generator_splits() -> None:
     generate_parser = norms._subparsers._group_actions[0].choices["generate"]
     split = next(a for a in generate_parser._actions if a.dest == "split")
     assert tuple(split.choices) == (*SPLITS, "all")
+
+
+def test_a_group_of_proof_answers_solves_its_world_once() -> None:
+    from argc.tasks.norms.ladder import world_verdict
+
+    instance = generate("norm_proof", 1, Ordering(), 11)
+    world_verdict.cache_clear()
+    found = score_group(
+        instance, [_gold(instance)] * 4 + ["<answer>answer: permitted</answer>"] * 4
+    )
+    assert [score.success for score in found[:4]] == [True] * 4
+    assert world_verdict.cache_info().misses == 1

@@ -19,7 +19,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from argc.compiler.norms.support import SupportProblem
 from argc.compiler.norms.theory import priority_closure
 from argc.compiler.norms.verdict import ANSWERS, Verdict
 from argc.dsl.norms.world import INCOMPATIBLE, LABELS, Atom, Norm
@@ -267,8 +266,13 @@ def _strings(value: object) -> bool:
     return isinstance(value, list) and all(isinstance(item, str) for item in value)
 
 
-def check_proof(verdict: Verdict, submitted: object) -> Check:
-    """Whether a submitted proof certificate (parsed JSON) proves the verdict's answer."""
+#: The parts of a proof certificate, in the order `check_proof` reports their failures.
+PROOF_PARTS = ("answer", "decisive", "defeated", "support")
+
+
+def proof_checks(verdict: Verdict, submitted: object) -> dict[str, Check] | None:
+    """Each part of a submitted proof certificate (parsed JSON) checked on its own; None when
+    the certificate does not follow the schema."""
     support = submitted.get("support") if isinstance(submitted, dict) else None
     if not (
         isinstance(submitted, dict)
@@ -279,25 +283,41 @@ def check_proof(verdict: Verdict, submitted: object) -> Check:
         and _strings(support.get("rules"))
         and _strings(support.get("facts"))
     ):
-        return Check("schema_failure", "expected answer, decisive, defeated, support.rules/facts")
+        return None
+    found = {"answer": Check()}
     if submitted["answer"] != verdict.answer:
-        return Check("answer_error", f"the answer is {verdict.answer}")
+        found["answer"] = Check("answer_error", f"the answer is {verdict.answer}")
     for key in ("decisive", "defeated"):
-        if tuple(sorted(set(submitted[key]))) != getattr(verdict, key):
-            return Check("invalid_proof", f"the {key} rules are {list(getattr(verdict, key))}")
+        right = tuple(sorted(set(submitted[key]))) == getattr(verdict, key)
+        reason = f"the {key} rules are {list(getattr(verdict, key))}"
+        found[key] = Check() if right else Check("invalid_proof", reason)
+    found["support"] = _support_check(verdict, support)
+    return found
+
+
+def _support_check(verdict: Verdict, support: dict) -> Check:
+    """Whether rules and facts are a minimal support of the verdict's answer."""
     rules = tuple(sorted(set(support["rules"])))
-    gold = verdict.support
-    if not gold.rules:
+    gold, problem = verdict.support, verdict.support_problem
+    if problem is None:
         if rules or support["facts"]:
             return Check("invalid_proof", "the answer has no support")
         return Check()
-    problem = SupportProblem(verdict.reading, verdict.answer, verdict.labels)
     if len(rules) != len(gold.rules) or not problem.sustains(rules):
         return Check("invalid_proof", f"not a minimal support ({len(gold.rules)} rule(s))")
     facts = problem.facts_of(rules)
     if len(facts) != len(gold.facts) or sorted(set(support["facts"])) != sorted(map(str, facts)):
         return Check("invalid_proof", "the support's facts are not those its rules rest on")
     return Check()
+
+
+def check_proof(verdict: Verdict, submitted: object) -> Check:
+    """Whether a submitted proof certificate (parsed JSON) proves the verdict's answer: the
+    first failing part, in PROOF_PARTS order."""
+    checks = proof_checks(verdict, submitted)
+    if checks is None:
+        return Check("schema_failure", "expected answer, decisive, defeated, support.rules/facts")
+    return next((checks[part] for part in PROOF_PARTS if not checks[part].passed), Check())
 
 
 def check_falsification(verdict: Verdict, submitted: object) -> Check:

@@ -52,6 +52,8 @@ class Verdict:
     support: Support
     #: The solved world the verdict was read from.
     reading: Reading = field(repr=False, compare=False)
+    #: The support optimisation (None when nothing is decisive), kept to check other supports.
+    support_problem: SupportProblem | None = field(default=None, repr=False, compare=False)
 
     @property
     def world(self) -> World:
@@ -117,6 +119,7 @@ class Reading:
             "conflict_unresolved" if self.rule_of else "no_applicable_norm",
         )
         decisive = tuple(sorted(justified.get(answer, ())))
+        problem = SupportProblem(self, answer, justified) if decisive else None
         return Verdict(
             self.action,
             answer,
@@ -126,8 +129,9 @@ class Reading:
             dict(sorted(statuses.items())),
             self.rule_pairs((a.attacker, a.attacked) for a in self.solution.direct_attacks),
             self.rule_pairs(self.solution.defeats),
-            SupportProblem(self, answer, justified).minimal() if decisive else Support(),
+            problem.minimal() if problem is not None else Support(),
             self,
+            problem,
         )
 
     def rule_pairs(self, pairs: Iterable[tuple[str, str]]) -> tuple[tuple[str, str], ...]:

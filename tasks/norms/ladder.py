@@ -15,14 +15,16 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, ClassVar
 
 from argc.compiler import QueryResult
 from argc.compiler.norms.certificates import (
-    check_proof,
+    PROOF_PARTS,
     check_rejection,
     falsification,
     proof_certificate,
+    proof_checks,
     wrong_candidates,
 )
 from argc.compiler.norms.theory import world_theory
@@ -73,6 +75,13 @@ EVIDENCE_ORDER = ("priority",)
 FALSIFICATION_KEYS = ("candidate", "error", "relies_on")
 #: Families drawn per instance at most before giving up on a train-split family.
 FAMILY_DRAWS = 64
+
+
+@lru_cache(maxsize=64)
+def world_verdict(text: str) -> Verdict:
+    """The verdict of a world's text, within the scoring limits (the last worlds kept: the
+    answers of a group, and the rewards that read them, solve the world once)."""
+    return solve_world(parse_world(text), SCORING_LIMITS)
 
 
 def family_type(level: int) -> str:
@@ -168,7 +177,8 @@ class NormTask(Task):
 
     @staticmethod
     def verdict(instance: Instance) -> Verdict:
-        return solve_world(parse_world(instance.target["world"]), SCORING_LIMITS)
+        """The verdict of the instance's world (solved once for the answers of a group)."""
+        return world_verdict(instance.target["world"])
 
     def score_answer(self, instance: Instance, answer: str) -> Score:
         try:
@@ -263,16 +273,12 @@ class NormProof(_SingleWorld):
             "defeated": _items(record["defeated"]),
             "support": {"rules": _items(record["support"]), "facts": _items(record["facts"])},
         }
-        verdict = self.verdict(instance)
-        gold = proof_certificate(verdict)
-        parts = [
-            submitted["answer"] == gold["answer"],
-            sorted(set(submitted["decisive"])) == gold["decisive"],
-            sorted(set(submitted["defeated"])) == gold["defeated"],
-            check_proof(verdict, {**gold, "support": submitted["support"]}).passed,
-        ]
-        check = check_proof(verdict, submitted)
-        return Score(sum(parts) / len(parts), check.passed, check.failure or "right")
+        checks = proof_checks(self.verdict(instance), submitted)
+        if checks is None:
+            raise UnreadableAnswer("unreadable: not a proof certificate")
+        failure = next((checks[p].failure for p in PROOF_PARTS if not checks[p].passed), None)
+        passed = sum(check.passed for check in checks.values()) / len(checks)
+        return Score(passed, failure is None, failure or "right")
 
 
 @register
