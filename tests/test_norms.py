@@ -497,3 +497,19 @@ def test_generated_worlds_compile_to_theories_pyarg_agrees_with(family_type: str
         assert {str(claim): solution.status(claim) for claim in claims} == expected
         checked += 1
     assert checked >= 3
+
+
+def test_a_long_priority_cycle_is_found_and_named_briefly() -> None:
+    count = 3000
+    norms = "".join(f"[norm r{n}: p(X) => permitted(go(X))]\n" for n in range(count))
+    chain = "".join(f"[priority: r{n + 1} > r{n}]\n" for n in range(count - 1))
+    world = parse_world(norms + chain)
+    assert len(world.priorities) == count - 1
+    with pytest.raises(InputError) as caught:
+        parse_world(norms + "[priority: r0 > r2999]\n" + chain)
+    error = caught.value
+    assert error.message == (
+        "the priorities form a cycle: r0 > r2999 > r2998 > r2997 > ... (3000 rules)"
+        " > r3 > r2 > r1 > r0"
+    )
+    assert error.line == 2 * count  # the cycle's priority written last

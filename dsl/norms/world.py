@@ -35,6 +35,10 @@ COMPATIBLE = {
 }
 
 
+#: The most rules of a priority cycle an error names in full.
+SHOWN_CYCLE_RULES = 12
+
+
 def _position() -> Position | None:
     return field(default=None, compare=False, repr=False)  # type: ignore[return-value]
 
@@ -270,23 +274,37 @@ class _Checker:
                 )
 
     def acyclic(self, priorities: list[Priority]) -> None:
-        """The priority relation has no cycle (its transitive closure is a strict order): the
-        first priority that closes one is reported, with the cycle."""
-        below: dict[str, list[str]] = {}
+        """The priority relation has no cycle (its transitive closure is a strict order). One
+        depth-first search, linear in the priorities; a cycle is reported with its path, at
+        the priority of it written last."""
+        order = {priority: index for index, priority in enumerate(priorities)}
+        below: dict[str, list[Priority]] = {}
         for priority in priorities:
-            # A path weaker > ... > stronger through the earlier priorities closes a cycle.
-            parents: dict[str, str | None] = {priority.weaker: None}
-            stack = [priority.weaker]
-            while stack and priority.stronger not in parents:
-                name = stack.pop()
-                for weaker in below.get(name, ()):
-                    if weaker not in parents:
-                        parents[weaker] = name
-                        stack.append(weaker)
-            if priority.stronger in parents:
-                path = [priority.stronger]
-                while (parent := parents[path[-1]]) is not None:
-                    path.append(parent)
-                cycle = " > ".join([*reversed(path), priority.weaker])
-                raise self.fail(f"the priorities form a cycle: {cycle}", priority.position)
-            below.setdefault(priority.stronger, []).append(priority.weaker)
+            below.setdefault(priority.stronger, []).append(priority)
+        done: set[str] = set()
+        for root in below:
+            if root in done:
+                continue
+            path: list[Priority] = []  # the edges from root to the current rule
+            on_path = {root: 0}
+            stack = [iter(below[root])]
+            while stack:
+                edge = next(stack[-1], None)
+                if edge is None:
+                    stack.pop()
+                    left = path.pop().weaker if path else root
+                    done.add(left)
+                    del on_path[left]
+                    continue
+                if edge.weaker in on_path:
+                    cycle = [*path[on_path[edge.weaker] :], edge]
+                    names = [cycle[0].stronger, *(step.weaker for step in cycle)]
+                    if len(names) > SHOWN_CYCLE_RULES:
+                        names = [*names[:4], f"... ({len(cycle)} rules)", *names[-4:]]
+                    last = max(cycle, key=order.__getitem__)
+                    shown = " > ".join(names)
+                    raise self.fail(f"the priorities form a cycle: {shown}", last.position)
+                if edge.weaker not in done:
+                    on_path[edge.weaker] = len(path) + 1
+                    path.append(edge)
+                    stack.append(iter(below.get(edge.weaker, ())))
