@@ -513,3 +513,22 @@ def test_a_long_priority_cycle_is_found_and_named_briefly() -> None:
         " > r3 > r2 > r1 > r0"
     )
     assert error.line == 2 * count  # the cycle's priority written last
+
+
+def test_a_long_priority_chain_stops_at_the_limit_while_compiling() -> None:
+    count = 2000  # 2,001,000 closure pairs
+    norms = "".join(f"[norm r{n}: p(X) => permitted(go(X))]\n" for n in range(count))
+    chain = "".join(f"[priority: r{n + 1} > r{n}]\n" for n in range(count - 1))
+    world = parse_world("p(a).\n" + norms + chain + "[query: go(a)]")
+    started = time.monotonic()
+    with pytest.raises(LimitExceeded, match="transitive closure has more than 100,000 pairs"):
+        solve_world(world, Limits(seconds=30, instantiations=100_000))
+    assert time.monotonic() - started < 10
+
+
+def test_many_rules_on_one_action_stop_at_the_limit_while_compiling() -> None:
+    norms = "".join(f"[norm r{n}: p(X) => permitted(go(X))]\n" for n in range(400))
+    world = parse_world("p(a).\n" + norms + "[query: go(a)]")
+    with pytest.raises(LimitExceeded, match="comparing the rules bearing on each action"):
+        solve_world(world, Limits(seconds=30, instantiations=100_000))
+    assert solve_world(world).answer == "permitted"

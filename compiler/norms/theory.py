@@ -15,7 +15,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from argc.compiler.control import Limits
+from argc.compiler.control import LimitExceeded, Limits
 from argc.compiler.norms.grounding import GroundWorld, NormInstance, ground_world
 from argc.dsl.ir import (
     Axiom,
@@ -73,8 +73,9 @@ class _Names:
         return name
 
 
-def priority_closure(world: World) -> set[tuple[str, str]]:
-    """Every (stronger, weaker) pair of rules joined by a path of priorities."""
+def priority_closure(world: World, limit: int | None = None) -> set[tuple[str, str]]:
+    """Every (stronger, weaker) pair of rules joined by a path of priorities; LimitExceeded
+    when there are more than `limit` (a chain of n priorities has n(n+1)/2)."""
     below: dict[str, set[str]] = defaultdict(set)
     for priority in world.priorities:
         below[priority.stronger].add(priority.weaker)
@@ -87,16 +88,19 @@ def priority_closure(world: World) -> set[tuple[str, str]]:
                 seen.add(name)
                 stack.extend(below.get(name, ()))
         closure.update((start, name) for name in seen)
+        if limit is not None and len(closure) > limit:
+            raise LimitExceeded(f"the priorities' transitive closure has more than {limit:,} pairs")
     return closure
 
 
 def world_theory(world: World, limits: Limits | None = None) -> Theory:
-    """The ASPIC+ theory of a world (grounded within `limits`)."""
-    return compile_world(ground_world(world, limits)).theory
+    """The ASPIC+ theory of a world (grounded and compiled within `limits`)."""
+    return compile_world(ground_world(world, limits), limits).theory
 
 
-def compile_world(ground: GroundWorld) -> CompiledWorld:
-    """The ASPIC+ theory of a ground world, with the meaning of its names."""
+def compile_world(ground: GroundWorld, limits: Limits | None = None) -> CompiledWorld:
+    """The ASPIC+ theory of a ground world, with the meaning of its names. The priority
+    closure and the instance pairs it compares count against `limits.instantiations`."""
     names = _Names()
     atoms = sorted({*ground.facts, *ground.derived, *(a for i in ground.norms for a in i.body)})
     literal: dict[Atom | Label, str] = {
@@ -128,7 +132,8 @@ def compile_world(ground: GroundWorld) -> CompiledWorld:
                 Literal(literal[Label(instance.label, instance.action)]),
             )
         )
-    directives.extend(_preferences(ground.world, rule_names))
+    budget = (limits or Limits()).instantiations
+    directives.extend(_preferences(ground.world, rule_names, budget))
     directives.extend(_conflicts(labels, literal))
     theory = Theory.from_directives(directives)
     return CompiledWorld(
@@ -139,17 +144,26 @@ def compile_world(ground: GroundWorld) -> CompiledWorld:
     )
 
 
-def _preferences(world: World, rule_names: dict[NormInstance, str]) -> Iterable[RulePreference]:
-    """A rule preference for each priority path between instances bearing on one action."""
-    closure = priority_closure(world)
+def _preferences(
+    world: World, rule_names: dict[NormInstance, str], limit: int
+) -> list[RulePreference]:
+    """A rule preference for each priority path between instances bearing on one action;
+    LimitExceeded past `limit` closure pairs or instance pairs compared."""
+    closure = priority_closure(world, limit)
     by_action: dict[Atom, list[NormInstance]] = defaultdict(list)
     for instance in rule_names:
         by_action[instance.action].append(instance)
-    for instances in by_action.values():
-        for stronger in instances:
-            for weaker in instances:
-                if (stronger.rule, weaker.rule) in closure:
-                    yield RulePreference(rule_names[stronger], rule_names[weaker])
+    if sum(len(instances) ** 2 for instances in by_action.values()) > limit:
+        raise LimitExceeded(
+            f"comparing the rules bearing on each action takes more than {limit:,} pairs"
+        )
+    return [
+        RulePreference(rule_names[stronger], rule_names[weaker])
+        for instances in by_action.values()
+        for stronger in instances
+        for weaker in instances
+        if (stronger.rule, weaker.rule) in closure
+    ]
 
 
 def _conflicts(

@@ -78,7 +78,7 @@ def solve_world(world: World, limits: Limits | None = None) -> Verdict:
     if world.query is None:
         raise ValueError("the world has no [query: ...] naming the action to decide")
     limits = limits or Limits()
-    compiled = compile_world(ground_world(world, limits))
+    compiled = compile_world(ground_world(world, limits), limits)
     solution = solve(compiled.theory, ordering=NORM_ORDERING, semantics="grounded", limits=limits)
     return Reading(compiled, solution, world.query.action, limits).verdict()
 
