@@ -137,9 +137,6 @@ class NormTask(Task):
     suite: ClassVar[str] = "norms"
     attempts: ClassVar[int] = 1
 
-    def gate_program(self, candidate: Candidate) -> str:
-        return "#show."
-
     @property
     def program(self) -> str:  # type: ignore[override] - no task query: the verdict decides
         return "#show."
