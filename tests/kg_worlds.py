@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import random
 
-from argc.dsl.kg.simulate import apply, initial_states, precondition
+from argc.dsl.kg.simulate import apply, closed_facts, initial_states, precondition
 from argc.dsl.kg.world import (
     DECLARATIONS,
     EVENT_ROLES,
+    HOPS,
     RELATION_GENDER,
     RELATIONS,
     STANDARD_RULES,
@@ -38,6 +39,24 @@ def random_event(rng: random.Random, persons: list[str], objects: list[str]) -> 
         tuple(rng.choice(persons) for _ in roles),
         tuple(rng.choice(objects) for _ in things),
     )
+
+
+def random_path(rng: random.Random, closed: list[tuple[str, str, str]]) -> tuple[str, ...]:
+    """A path of 2 or 3 basic relations: half the time one that the closed facts walk along
+    (so that it derives something), else any."""
+    hops = rng.choice(HOPS)
+    if closed and rng.random() < 0.5:
+        relation, _, person = rng.choice(closed)
+        path = [relation]
+        while len(path) < hops:
+            steps = [(relation, second) for relation, first, second in closed if first == person]
+            if not steps:
+                break
+            relation, person = rng.choice(steps)
+            path.append(relation)
+        if len(path) == hops:
+            return tuple(path)
+    return tuple(rng.choice(RELATIONS) for _ in range(hops))
 
 
 def random_world(seed: int, events: int | None = None) -> KgWorld:
@@ -77,4 +96,10 @@ def random_world(seed: int, events: int | None = None) -> KgWorld:
     for number in range(rng.randint(0, 2)):
         path = tuple(rng.choice(RELATIONS) for _ in range(rng.choice((2, 3))))
         rules.append(Rule(f"rule_{number}", path))
-    return KgWorld.build([*persons, *world.objects, *declarations, *chosen, *facts, *rules])
+    # Further paths of a standard relation and of the declared ones.
+    closed = sorted(closed_facts(KgWorld(persons, facts=tuple(facts))))
+    for name in [rng.choice(STANDARD_RULES).name, *(rule.name for rule in rules)]:
+        if rng.random() < 0.5:
+            rules.append(Rule(name, random_path(rng, closed)))
+    statements = [*persons, *world.objects, *declarations, *chosen, *facts, *dict.fromkeys(rules)]
+    return KgWorld.build(statements)

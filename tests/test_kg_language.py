@@ -177,13 +177,14 @@ OBJ = "object o.\nown(a, o).\n"
             6,
         ),
         ("rule r: son, son, son, son.", "rule 'r' has a path of 4 relation(s)", 1, 6),
+        ("rule r: son, son.\nrule r: son, son.", "a second rule 'r' with the same path", 2, 6),
         (
-            "rule cousin: son, brother.",
-            "'cousin' is a standard rule with the path son, brother, father, not son, brother",
-            1,
+            "rule cousin: son, brother, father.\nrule r: son, son.\n"
+            "rule cousin: son, brother, father.",
+            "a second rule 'cousin' with the same path son, brother, father (line 1)",
+            3,
             6,
         ),
-        ("rule r: son, son.\nrule r: son, son.", "a second rule named 'r' (line 1)", 2, 6),
         ("rule friend: son, son.", "'friend' is a basic relation", 1, 6),
         (P2 + "father(a, b).", "father(a, b): a is female, but a father is male", 3, 8),
         (P2 + "son(a, b).", "son(a, b): a is female, but a son is male", 3, 5),
@@ -441,6 +442,29 @@ def test_inverse_closure(fact: str, genders: str, inverse: tuple[str, str, str])
     world = parse_kg(text + fact + ".")
     relation = fact[: fact.index("(")]
     assert closed_facts(world) == {(relation, first, second), inverse}
+
+
+def test_a_relation_may_have_several_paths() -> None:
+    """A further path of a standard relation, a declared relation with two paths of other
+    lengths, and a standard rule declared again with its own path (which changes nothing)."""
+    text = (
+        "person s: female.\nperson f: male.\nperson m: female.\nperson x: male.\n"
+        "sister(s, f).\nfather(f, m).\nmother(m, x).\n"
+        "rule great_aunt: sister, father, mother.\nrule linked: friend, friend.\n"
+        "rule linked: sister, father, mother.\nrule cousin: son, brother, father.\n"
+    )
+    world = parse_kg(text)
+    standard = ("sister", "father", "father")
+    assert world.paths("great_aunt") == (standard, ("sister", "father", "mother"))
+    assert world.paths("linked") == (("friend", "friend"), ("sister", "father", "mother"))
+    assert world.paths("cousin") == (("son", "brother", "father"),)
+    assert world.paths("nobody") == ()
+    assert [rule.name for rule in world.all_rules[23:]] == ["great_aunt", "linked", "linked"]
+    relations = kinship(world)
+    assert {("great_aunt", "s", "x"), ("linked", "s", "x")} <= relations
+    assert parse_kg(world.to_text()) == world
+    # The canonical path alone does not reach x: the further path derives it.
+    assert ("great_aunt", "s", "x") not in kinship(parse_kg(text.split("rule")[0]))
 
 
 def test_declared_rules_and_no_self_relations() -> None:

@@ -6,12 +6,14 @@ event(T, Kind, Actors, Objects).   the operation event at time T, its persons an
                                    objects as tuples: event(1, "sale", ("a", "b"), ("o",))
 time(T).                           the times 0..T_final
 kin(W, X, Y).                      the kinship fact W(X, Y), as written
-rule(R, I, W).                     relation I (1, 2, 3) of the path of rule R, for the
-                                   standard rules and the declared ones
+rule(R, K, I, W).                  relation I (1, 2, 3) of path K (1, 2, ...) of the
+                                   composite relation R, for the standard rules and the
+                                   declared paths
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Iterator
 
 from argc.dsl.kg.world import KgWorld
@@ -41,9 +43,12 @@ def _facts(world: KgWorld) -> Iterator[str]:
     yield f"time(0..{len(world.events)})."
     for fact in world.facts:
         yield f"kin({_string(fact.relation)}, {_string(fact.first)}, {_string(fact.second)})."
+    paths: Counter[str] = Counter()
     for rule in world.all_rules:
+        paths[rule.name] += 1
+        name, number = _string(rule.name), paths[rule.name]
         for index, relation in enumerate(rule.path, 1):
-            yield f"rule({_string(rule.name)}, {index}, {_string(relation)})."
+            yield f"rule({name}, {number}, {index}, {_string(relation)})."
 
 
 def world_facts(world: KgWorld) -> str:

@@ -212,8 +212,8 @@ def closed_facts(world: KgWorld) -> set[tuple[str, str, str]]:
 
 
 def kinship(world: KgWorld) -> set[tuple[str, str, str]]:
-    """The closed basic facts and the composite relations every rule (standard and
-    declared) derives from them: (r, x, z) where the rule's path leads from x to z, x != z."""
+    """The closed basic facts and the composite relations the rules (standard and declared)
+    derive from them: (r, x, z) where any of r's paths leads from x to z, x != z."""
     facts = closed_facts(world)
     following: dict[tuple[str, str], set[str]] = {}
     for relation, x, y in facts:

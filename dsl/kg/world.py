@@ -284,8 +284,13 @@ class KgWorld:
 
     @property
     def all_rules(self) -> tuple[Rule, ...]:
-        """The standard rules, then the rules the world declares beyond them."""
-        return STANDARD_RULES + tuple(rule for rule in self.rules if rule.name not in STANDARD)
+        """The standard rules, then each path the world declares beyond them (several rules
+        may share a name: a relation with several paths)."""
+        return STANDARD_RULES + tuple(rule for rule in self.rules if rule not in STANDARD_RULES)
+
+    def paths(self, relation: str) -> tuple[tuple[str, ...], ...]:
+        """Every path of a composite relation, standard first (none for another name)."""
+        return tuple(rule.path for rule in self.all_rules if rule.name == relation)
 
     @classmethod
     def build(
@@ -449,7 +454,9 @@ class _Checker:
             raise self.fail(f"unknown {kind} '{argument}' in {statement}", at)
 
     def rules(self, rules: list[Rule]) -> None:
-        named: dict[str, Rule] = {}
+        """Each rule is named like no basic relation and has a path of 2 or 3 basic relations;
+        a name may have several paths, but not one path twice."""
+        declared: dict[tuple[str, tuple[str, ...]], Rule] = {}
         for rule in rules:
             at = rule.name_at or rule.position
             self.name(rule.name, at)
@@ -458,10 +465,14 @@ class _Checker:
                     f"'{rule.name}' is a basic relation; a rule names a composite one",
                     at,
                 )
-            if rule.name in named:
-                first = named[rule.name].position
-                raise self.fail(f"a second rule named '{rule.name}'{_line(first)}", at)
-            named[rule.name] = rule
+            key = (rule.name, rule.path)
+            if key in declared:
+                raise self.fail(
+                    f"a second rule '{rule.name}' with the same path {', '.join(rule.path)}"
+                    f"{_line(declared[key].position)}",
+                    at,
+                )
+            declared[key] = rule
             for index, relation in enumerate(rule.path):
                 if relation not in RELATIONS:
                     where = rule.path_at[index] if index < len(rule.path_at) else at
@@ -474,13 +485,6 @@ class _Checker:
                 raise self.fail(
                     f"rule '{rule.name}' has a path of {rule.hop} relation(s); a composite rule"
                     " has 2 or 3",
-                    at,
-                )
-            standard = STANDARD.get(rule.name)
-            if standard is not None and standard.path != rule.path:
-                raise self.fail(
-                    f"'{rule.name}' is a standard rule with the path"
-                    f" {', '.join(standard.path)}, not {', '.join(rule.path)}",
                     at,
                 )
 
