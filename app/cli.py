@@ -44,6 +44,13 @@ EXAMPLES = {
     "norms generate": """\
   argc norms generate --set mr --split test --out test-pairs.jsonl
   argc norms generate --set surface --families 1000 --out surface.jsonl""",
+    "kg": """\
+  argc kg solve examples/kg/table9.kg --target ivory_chess_piece
+  argc kg generate --family deductive --depth 4 --complexity 2 --count 100 --out ded.jsonl""",
+    "kg generate": """\
+  argc kg generate --family abductive --depth 6 --complexity 3 --seed 0 --count 100 \\
+      --out abd.jsonl
+  argc score abd.jsonl predictions.jsonl --out results.jsonl""",
     "norms diff": """\
   argc norms diff examples/norms/archive_entry.norm \\
       examples/norms/archive_entry_no_priority.norm --json""",
@@ -98,6 +105,9 @@ GROUPS = {
     "argc.norms": {
         "norms": "normative worlds (.norm): solve a world's query, compare two worlds, generate"
         " datasets",
+    },
+    "argc.kg": {
+        "kg": "KG worlds (.kg): solve a world, generate task instances",
     },
     "argc.tasks.cli": {
         "generate": "generate task instances (JSONL)",

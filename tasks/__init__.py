@@ -28,6 +28,7 @@ from argc.tasks.framework import (
     score_group,
     suite_tasks,
 )
+from argc.tasks.kg import scoring  # noqa: F401  (the KG task families)
 from argc.tasks.norms import ladder  # noqa: F401  (the normative-world tasks)
 
 __all__ = [

@@ -118,21 +118,45 @@ class Instance:
         return cls(**{name: record[name] for name in names})
 
 
-class Task(ABC):
-    """A reasoning task. Subclasses set `name` and implement the abstract methods; the ASP
-    query lives beside the module in `tasks/<name>.lp`."""
+class Scorer(ABC):
+    """What scoring an answer needs of a task: its name, its world family and its scorer.
+    Tasks generated from theories are `Task`s; world families with their own generators
+    (KG worlds) register scorers alone."""
 
     name: ClassVar[str]
+    #: The world family the task belongs to: ArgGYM's theories (in the frozen benchmark),
+    #: normative worlds or KG worlds.
+    suite: ClassVar[str] = "arggym"
+    #: Tasks of one family draw the same random candidates for the same coordinates (a
+    #: matched pair of tasks over the same theories); default: the task's own name.
+    family: ClassVar[str | None] = None
+    #: Whether the answer is the last <answer> region of a response (else the whole
+    #: response is the answer: a solution trace ending with its answer sentence).
+    tagged: ClassVar[bool] = True
+
+    @abstractmethod
+    def score_answer(self, instance: Instance, answer: str) -> Score:
+        """Score the answer (the text of the last <answer> region, or the whole response of
+        an untagged task) against the instance's target."""
+
+    def score_answers(self, instance: Instance, answers: Sequence[str]) -> list[Score]:
+        """Scores of several answers to one instance (a GRPO group). Tasks whose scorer
+        solves a theory per answer override this to solve them together."""
+        return [self.score_answer(instance, answer) for answer in answers]
+
+    def parameters(self, level: int) -> dict[str, Any]:
+        """The curriculum parameters of a level (documented in docs/curriculum.md)."""
+        return {}
+
+
+class Task(Scorer):
+    """A reasoning task over generated theories. Subclasses set `name` and implement the
+    abstract methods; the ASP query lives beside the module in `tasks/<name>.lp`."""
+
     #: Most candidates tried per instance before GenerationFailed.
     attempts: ClassVar[int] = 400
     #: The query file of a task defined outside the package (default: `tasks/<name>.lp`).
     program_file: ClassVar[Path | None] = None
-    #: Tasks of one family draw the same random candidates for the same coordinates (a
-    #: matched pair of tasks over the same theories); default: the task's own name.
-    family: ClassVar[str | None] = None
-    #: The world family the task belongs to: ArgGYM's theories (in the frozen benchmark) or
-    #: normative worlds.
-    suite: ClassVar[str] = "arggym"
 
     @cached_property
     def program(self) -> str:
@@ -163,19 +187,6 @@ class Task(ABC):
     def reference(self, target: Any) -> str:
         """A reference answer (the text inside <answer>) that scores complete success."""
 
-    @abstractmethod
-    def score_answer(self, instance: Instance, answer: str) -> Score:
-        """Score the text of the last <answer> region against the instance's target."""
-
-    def score_answers(self, instance: Instance, answers: Sequence[str]) -> list[Score]:
-        """Scores of several answers to one instance (a GRPO group). Tasks whose scorer
-        solves a theory per answer override this to solve them together."""
-        return [self.score_answer(instance, answer) for answer in answers]
-
-    def parameters(self, level: int) -> dict[str, Any]:
-        """The curriculum parameters of a level (documented in docs/curriculum.md)."""
-        return {}
-
 
 def knobs(curriculum: Any) -> dict[str, Any]:
     """A curriculum dataclass as JSON values: nested dataclasses (a builder Shape) are merged
@@ -189,16 +200,16 @@ def knobs(curriculum: Any) -> dict[str, Any]:
     return found
 
 
-REGISTRY: dict[str, Task] = {}
+REGISTRY: dict[str, Scorer] = {}
 
 
 def suite_tasks(suite: str = "arggym") -> list[str]:
     """The registered tasks of a suite (`arggym`: ArgGYM's tasks; `norms`: normative
-    worlds), sorted."""
+    worlds; `kg`: KG worlds), sorted."""
     return sorted(name for name, task in REGISTRY.items() if task.suite == suite)
 
 
-def register(cls: type[Task]) -> type[Task]:
+def register(cls: type[Scorer]) -> type[Scorer]:
     """Class decorator: make a task available by name."""
     REGISTRY[cls.name] = cls()
     return cls
@@ -228,7 +239,7 @@ def load_tasks(path: str | Path) -> None:
         _LOADED.append(absolute)
 
 
-def get_task(name: str) -> Task:
+def get_task(name: str) -> Scorer:
     try:
         return REGISTRY[name]
     except KeyError:
@@ -249,6 +260,10 @@ def generate(task_name: str, level: int, ordering: Ordering, seed: int) -> Insta
     """The instance of a task for (level, ordering, seed); candidates failing a gate are
     rejected and counted in `meta["rejections"]`."""
     task = get_task(task_name)
+    if not isinstance(task, Task):
+        raise ArgcError(
+            f"{task_name} is a {task.suite} task, generated by `argc {task.suite} generate`"
+        )
     if level not in LEVELS:
         raise ArgcError(f"level must be between 1 and {LEVELS[-1]}, not {level}")
     rng = instance_rng(task.family or task.name, level, ordering, seed)
@@ -320,8 +335,9 @@ def score_group(instance: Instance, responses: Sequence[str]) -> list[Score]:
     and an answer that breaks the group's scoring is scored alone."""
     scores: list[Score | None] = [None] * len(responses)
     answers: list[tuple[int, str]] = []
+    tagged = instance.task not in REGISTRY or REGISTRY[instance.task].tagged
     for index, response in enumerate(responses):
-        answer = answer_region(response)
+        answer = answer_region(response) if tagged else response
         if answer is None:
             scores[index] = Score(0.0, False, "no <answer>...</answer> region")
         else:

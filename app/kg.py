@@ -1,0 +1,138 @@
+"""`argc kg`: solve a KG world (the target's timeline, every object's final state, the
+derived composite relations) and generate task instances of the four families over the
+depth-by-complexity grid (the generators are imported only by `kg generate`)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from argc.compiler.control import Limits
+from argc.compiler.guard import Watchdog, memory_cap
+from argc.compiler.kg.solve import KgModel, solve_kg
+from argc.dsl.kg import read_kg
+from argc.dsl.parser import source_name
+from argc.options import positive_int, seconds
+
+#: The default cap on the command's memory (address space), in MiB.
+DEFAULT_MEMORY_MB = 4096
+FAMILIES = ("deductive", "abductive", "inductive", "analogy")
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    """Add `kg solve` and `kg generate` to the `argc` command line."""
+    kg = commands.add_parser(
+        "kg",
+        help="KG worlds (.kg): solve a world, generate task instances",
+        description="KG worlds: objects changing hands over time and kinship among persons"
+        " (docs/kg.md).",
+    )
+    actions = kg.add_subparsers(dest="action", required=True, metavar="ACTION")
+    solve = actions.add_parser(
+        "solve",
+        help="the target's timeline, the final states and the composite relations",
+        description="Solve a world with clingo: the state of the target object (the first"
+        " declared, or --target) after each of its events, every object's final state and"
+        " the composite relations its rules derive.",
+    )
+    solve.add_argument("world", metavar="WORLD.kg")
+    solve.add_argument("--target", metavar="OBJECT", help="default: the first object declared")
+    solve.add_argument("--json", action="store_true", help="one JSON object")
+    solve.add_argument(
+        "--time-limit", type=seconds, default=60.0, metavar="SECONDS", help="reading and solving"
+    )
+    solve.add_argument(
+        "--max-memory",
+        type=positive_int,
+        default=DEFAULT_MEMORY_MB,
+        metavar="MIB",
+        help="memory the command may take beyond what it holds at start",
+    )
+    solve.set_defaults(handler=_solve)
+    make = actions.add_parser(
+        "generate",
+        help="task instances of one family at (D, T), JSONL",
+        description="Generate instances of a task family at reasoning depth D and"
+        " environment complexity T, deterministic in the arguments (docs/kg.md), written"
+        " atomically; `argc score` scores them.",
+    )
+    make.add_argument("--family", choices=FAMILIES, required=True)
+    make.add_argument("--depth", type=int, choices=range(1, 11), required=True, metavar="D")
+    make.add_argument("--complexity", type=int, choices=range(1, 7), required=True, metavar="T")
+    make.add_argument("--seed", type=int, default=0, help="the first instance's seed")
+    make.add_argument("--count", type=positive_int, default=1)
+    make.add_argument("--split", choices=("pretrain", "rl", "eval"), default="rl")
+    make.add_argument("--out", required=True, metavar="FILE.jsonl")
+    make.set_defaults(handler=_generate)
+
+
+def _solve(args: argparse.Namespace) -> int:
+    name = source_name(args.world)
+    with memory_cap(args.max_memory), Watchdog() as watchdog:
+        watchdog.arm(args.time_limit, f"{name}: time limit of {args.time_limit:g} s exceeded")
+        world = read_kg(args.world)
+        model = solve_kg(world, Limits(seconds=args.time_limit))
+        watchdog.disarm()
+    things = [thing.name for thing in world.objects]
+    target = args.target or (things[0] if things else None)
+    if target is not None and target not in things:
+        print(f"argc kg solve: {name}: no object named {target!r}", file=sys.stderr)
+        return 2
+    record = solved_record(model, target)
+    print(json.dumps(record) if args.json else solved_text(record))
+    return 0
+
+
+def solved_record(model: KgModel, target: str | None) -> dict:
+    """The target's timeline (its initial state and the state after each event affecting
+    it), every object's final state and the composite relations, as JSON values."""
+    world, timeline = model.world, model.timeline
+    steps = [
+        {"time": time, "event": str(world.events[time - 1]), **timeline[time][target]._asdict()}
+        for time, things in enumerate(model.affected)
+        if target in things
+    ]
+    return {
+        "target": target,
+        "depth": model.depths.get(target, 0) if target else 0,
+        "initial": timeline[0][target]._asdict() if target else None,
+        "timeline": steps,
+        "final": {thing: state._asdict() for thing, state in timeline[-1].items()},
+        "relations": [list(relation) for relation in model.composite],
+    }
+
+
+def _state(state: dict) -> str:
+    return f"({state['owner']}, {state['possessor']}, {state['integrity']})"
+
+
+def solved_text(record: dict) -> str:
+    """A solved world for people to read."""
+    lines = []
+    if record["target"] is not None:
+        lines.append(f"target: {record['target']} (depth {record['depth']})")
+        lines.append(f"  initial  {_state(record['initial'])}")
+        for step in record["timeline"]:
+            lines.append(f"  {step['time']:>3}  {step['event']}  {_state(step)}")
+    lines.append("final states:")
+    lines += [f"  {thing} {_state(state)}" for thing, state in record["final"].items()]
+    lines.append("composite relations:")
+    lines += [f"  {r}({x}, {z})" for r, x, z in record["relations"]] or ["  none"]
+    return "\n".join(lines)
+
+
+def _generate(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from argc.files import write_jsonl
+    from argc.tasks.kg.families import generate_instance
+
+    seeds = range(args.seed, args.seed + args.count)
+    rows = [
+        generate_instance(args.family, args.depth, args.complexity, seed, args.split).row()
+        for seed in tqdm(seeds, desc=f"kg {args.family}", disable=args.count < 50)
+    ]
+    write_jsonl(args.out, rows)
+    print(f"{args.out}: {len(rows)} instances", file=sys.stderr)
+    return 0

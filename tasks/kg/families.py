@@ -1,0 +1,520 @@
+"""The four KG task families over generated worlds (Table 8 of the depth-complexity paper).
+
+- **deductive**: who possesses or owns the target object, or whether it is broken, after all
+  events (`final_*`) or after its k-th event, k < D (`kth_*`); the forward trace.
+- **abductive**: one element is hidden from the story, an event of the target's chain
+  (`mask_one_event`, with probability 0.75) or its initial declaration
+  (`mask_one_initial_fact`); the answer is the hidden element, and every element consistent
+  with the visible story is accepted (`argc.compiler.kg.abduce`, in ASP). The last event of
+  the chain is never hidden: nothing after it would show the gap (the paper appends a repair
+  in that case; argc hides an earlier event instead, so D stays exact). A hidden element is
+  used only when every accepted element, wherever it fits, gives the target the same states:
+  the gold backward trace is then the only one the story allows.
+- **inductive**: a composite rule r is planted along its path on 2 or 3 chains of the
+  world's persons (the support, part of the story); the question restates their conclusions
+  with 1 to 3 other kinship facts as noise, and a fresh chain of new persons along the same
+  path as the query; the answer is r.
+- **analogy**: two chains along r's path are planted; "A is to B as C is to ?" asks for the
+  end of C's chain, which must be the only person C reaches along the path.
+
+Rules are drawn by the frequency groups of Table 7 with each split's policy (`rule_groups`).
+Every instance is solved with clingo (`solve_kg`): the deductive and abductive gold traces
+read the model's timeline, the planted chains and the query are checked against its derived
+relations. Everything is deterministic in (family, depth, complexity, seed, split).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, replace
+from functools import cached_property
+from typing import Any
+
+from argc.compiler.kg.abduce import abduce
+from argc.compiler.kg.solve import KgModel, solve_kg
+from argc.dsl.kg import simulate
+from argc.dsl.kg.world import (
+    RELATION_GENDER,
+    STANDARD,
+    Declaration,
+    Event,
+    KgWorld,
+    KinshipFact,
+    Person,
+)
+from argc.tasks.framework import Instance
+from argc.tasks.kg.generator import KgGraph, generate_graph
+from argc.tasks.kg.names import gender, object_words, person_pool, person_words
+from argc.tasks.kg.rendering import render
+from argc.tasks.kg.solutions import Analogy, Induction, Solution, solution_text
+from argc.tasks.kg.traces import (
+    SLOTS,
+    abduction,
+    action,
+    chain_times,
+    deduction,
+    kinship_chain,
+    rule_words,
+)
+from argc.tasks.norms.families import stream
+
+FAMILIES = ("deductive", "abductive", "inductive", "analogy")
+#: The question forms of each family (Table 8).
+FORMS: dict[str, tuple[str, ...]] = {
+    "deductive": tuple(f"{mode}_{slot}" for mode in ("final", "kth") for slot in SLOTS),
+    "abductive": ("mask_one_event", "mask_one_initial_fact"),
+    "inductive": ("rule_composition",),
+    "analogy": ("analogy",),
+}
+#: The probability of hiding an event rather than the initial declaration.
+MASK_EVENT = 0.75
+#: Table 7: the composite rules by frequency group.
+RULE_GROUPS: dict[str, tuple[str, ...]] = {
+    "A": ("grandmother", "grandfather", "great_grandfather", "great_grandmother"),
+    "B": ("aunt", "uncle", "cousin", "grand_nephew"),
+    "C": ("mother_in_law", "brother_in_law", "grand_niece", "great_uncle"),
+    "D": ("grandson", "granddaughter", "great_grandson", "great_granddaughter"),
+    "E": ("nephew", "niece", "great_aunt"),
+    "F": ("son_in_law", "daughter_in_law", "sister_in_law", "father_in_law"),
+}
+#: Table 7's long-tailed group weights, used for pretraining.
+PRETRAIN_WEIGHTS = {"A": 0.50, "B": 0.30, "C": 0.15, "D": 0.04, "E": 0.01, "F": 0.0}
+#: The groups each static family draws from: inductive A-E (F held out for evaluation),
+#: analogy A-C.
+FAMILY_GROUPS = {"inductive": "ABCDE", "analogy": "ABC"}
+#: How many times an instance is drawn from a fresh graph before giving up.
+ATTEMPTS = 40
+QUESTIONS = {
+    "final_possessor": "After all events, who possesses {o}?",
+    "final_owner": "After all events, who owns {o}?",
+    "final_integrity": "Is {o} broken or intact after all events?",
+    "kth_possessor": "After the {k} operation involving {o}, who possesses {o}?",
+    "kth_owner": "After the {k} operation involving {o}, who owns {o}?",
+    "kth_integrity": "After the {k} operation involving {o}, is {o} broken or intact?",
+    "abductive": (
+        "Some information is missing from the story. Please infer the missing event or"
+        " information involving {o}."
+    ),
+}
+#: The four phrasings of the static questions.
+INDUCTIVE_QUESTIONS = (
+    "What is the relationship between {a} and {b}?",
+    "What is {a} to {b}?",
+    "How is {a} related to {b}?",
+    "Which relation does {a} hold to {b}?",
+)
+ANALOGY_QUESTIONS = (
+    "{a} is to {b} as {c} is to ?",
+    "As {a} is to {b}, so {c} is to whom?",
+    "{a} relates to {b} as {c} relates to whom?",
+    "Complete the analogy: {a} : {b} :: {c} : ?",
+)
+#: Sentences stating a relation (basic or composite) in the static questions.
+RELATION_SENTENCES = (
+    "{x} is the {r} of {y}",
+    "{x} holds the {r} relation to {y}",
+    "{x} acts as the {r} of {y}",
+    "{x} serves as {y}'s {r}",
+)
+
+
+class NoInstance(Exception):
+    """The graph cannot carry an instance of the family (drawn again from another)."""
+
+
+@dataclass(frozen=True)
+class KgInstance:
+    """A task instance x = (Q, pi, a*): the world, the story shown, the question, the gold
+    solution and the accepted answers."""
+
+    family: str
+    form: str
+    depth: int
+    complexity: int
+    seed: int
+    split: str
+    target: str
+    world: KgWorld
+    story: str
+    question: str
+    solution: Solution
+    accepted: tuple[str, ...]
+
+    @cached_property
+    def trace(self) -> str:
+        return solution_text(self.solution)
+
+    @property
+    def answer(self) -> str:
+        return self.solution.answer
+
+    @property
+    def prompt(self) -> str:
+        return f"Story: {self.story}\nQuestion: {self.question}\nSolution:"
+
+    @property
+    def task(self) -> str:
+        return f"kg_{self.family}"
+
+    def instance(self) -> Instance:
+        """The instance as the task framework scores it (`argc score`, rewards)."""
+        return Instance(
+            id=f"{self.task}-D{self.depth}-T{self.complexity}-{self.split}-{self.seed}",
+            task=self.task,
+            level=0,
+            ordering="-",
+            set="-",
+            seed=self.seed,
+            theory="",
+            prompt=self.prompt,
+            reference=self.trace,
+            target={"form": self.form, "object": self.target, "accepted": list(self.accepted)},
+            meta={"depth": self.depth, "complexity": self.complexity, "split": self.split},
+        )
+
+    def row(self) -> dict[str, Any]:
+        """The instance record with the fields of a KG instance beside it: family, form,
+        depth, complexity, world (`.kg` text), story, question, trace, answer, accepted."""
+        return {
+            **self.instance().record(),
+            "family": self.family,
+            "form": self.form,
+            "depth": self.depth,
+            "complexity": self.complexity,
+            "world": self.world.to_text(),
+            "story": self.story,
+            "question": self.question,
+            "trace": self.trace,
+            "answer": self.answer,
+            "accepted": list(self.accepted),
+        }
+
+
+def rule_groups(family: str, split: str) -> dict[str, float]:
+    """The weight of each frequency group a family's rule is drawn from in a split: Table 7's
+    long tail for pretraining, uniform over the family's groups for RL, and uniform with the
+    held-out group F as well for evaluation (inductive)."""
+    groups = FAMILY_GROUPS[family] + ("F" if split == "eval" and family == "inductive" else "")
+    if split == "pretrain":
+        return {group: PRETRAIN_WEIGHTS[group] for group in groups if PRETRAIN_WEIGHTS[group]}
+    return dict.fromkeys(groups, 1.0)
+
+
+def draw_rule(rng: random.Random, family: str, split: str) -> str:
+    weights = rule_groups(family, split)
+    group = rng.choices(list(weights), list(weights.values()))[0]
+    return rng.choice(RULE_GROUPS[group])
+
+
+def ordinal(number: int) -> str:
+    if 10 <= number % 100 <= 20:
+        return f"{number}th"
+    return f"{number}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(number % 10, 'th') }"
+
+
+def _story(graph: KgGraph, world: KgWorld, family: str) -> str:
+    rng = stream("kg-story", family, graph.split, graph.depth, graph.complexity, graph.seed)
+    return render(replace(graph, world=world), rng)
+
+
+def _instance(graph, family, form, world, story, question, solution, accepted) -> KgInstance:
+    return KgInstance(
+        family,
+        form,
+        graph.depth,
+        graph.complexity,
+        graph.seed,
+        graph.split,
+        graph.target,
+        world,
+        story,
+        question,
+        solution,
+        accepted,
+    )
+
+
+# Dynamic families
+
+
+def deductive(graph: KgGraph, rng: random.Random) -> KgInstance:
+    """A deductive instance: a form (the k-th step forms need D >= 2), its forward trace."""
+    forms = [form for form in FORMS["deductive"] if graph.depth > 1 or form.startswith("final")]
+    form = rng.choice(forms)
+    mode, slot = form.split("_", 1)
+    steps = graph.depth if mode == "final" else rng.randint(1, graph.depth - 1)
+    solution = deduction(solve_kg(graph.world), graph.target, steps, slot)
+    question = QUESTIONS[form].format(o=object_words(graph.target), k=ordinal(steps))
+    story = _story(graph, graph.world, "deductive")
+    return _instance(
+        graph, "deductive", form, graph.world, story, question, solution, (solution.answer,)
+    )
+
+
+def _without(world: KgWorld, masked: Event | Declaration) -> KgWorld:
+    """The visible world: the world without the hidden element (not checked: an object may
+    lack its declaration)."""
+    if isinstance(masked, Event):
+        index = world.events.index(masked)
+        return replace(world, events=world.events[:index] + world.events[index + 1 :])
+    return replace(world, declarations=tuple(d for d in world.declarations if d != masked))
+
+
+def _target_states(world: KgWorld, target: str) -> list[simulate.State] | None:
+    """The target's states after each event affecting it (s0 first); None when an event's
+    precondition fails."""
+    states = simulate.initial_states(world)
+    found = [states[target]]
+    for event in world.events:
+        if simulate.precondition(event, states) is not None:
+            return None
+        states = simulate.apply(event, states)
+        if target in simulate.affected(event):
+            found.append(states[target])
+    return found
+
+
+def _determined(world: KgWorld, target: str, masked, accepted) -> bool:
+    """Every accepted element, at every place it fits, gives the target the states the
+    hidden one does."""
+    gold = _target_states(world, target)
+    visible = _without(world, masked)
+    for element in accepted:
+        if isinstance(element, Declaration):
+            worlds = [replace(visible, declarations=(*visible.declarations, element))]
+        else:
+            events = visible.events
+            worlds = [
+                replace(visible, events=events[:place] + (element,) + events[place:])
+                for place in range(len(events) + 1)
+            ]
+        for candidate in worlds:
+            states = _target_states(candidate, target)
+            if states is not None and states != gold:
+                return False
+    return True
+
+
+def abductive(graph: KgGraph, rng: random.Random) -> KgInstance:
+    """An abductive instance: an event of the target's chain but its last (probability
+    0.75) or the target's declaration hidden, used only when the story determines the
+    target's states (NoInstance otherwise)."""
+    world, target = graph.world, graph.target
+    model = solve_kg(world)
+    times = chain_times(model, target)[:-1]
+    declaration = next(d for d in world.declarations if d.object == target)
+    choices: list[Event | Declaration] = []
+    if times and rng.random() < MASK_EVENT:
+        choices = [world.events[time - 1] for time in rng.sample(times, len(times))]
+    choices.append(declaration)
+    for masked in choices:
+        accepted = abduce(world, target, masked)
+        if not _determined(world, target, masked, accepted):
+            continue
+        form = FORMS["abductive"][isinstance(masked, Declaration)]
+        visible = _without(world, masked)
+        return _instance(
+            graph,
+            "abductive",
+            form,
+            world,
+            _story(graph, visible, "abductive"),
+            QUESTIONS["abductive"].format(o=object_words(target)),
+            abduction(model, target, masked),
+            tuple(action(element, target).text() for element in accepted),
+        )
+    raise NoInstance("no hidden element leaves the target's states determined")
+
+
+# Static families
+
+
+def _fits(person: str, before: str | None, after: str | None) -> bool:
+    """Whether a person's gender fits being the second person of relation `before` (whose
+    inverse is taken in that gender) and the first of relation `after`."""
+    kind = gender(person)
+    if after is not None and RELATION_GENDER.get(after, kind) != kind:
+        return False
+    if before is None:
+        return True
+    inverse = simulate.INVERSE[before][kind != "male"]
+    return RELATION_GENDER.get(inverse, kind) == kind
+
+
+def _plant(
+    rng: random.Random, persons: list[str], path: tuple[str, ...], taken: set[tuple]
+) -> tuple[str, ...]:
+    """Persons p0..pn of the world, distinct, whose genders fit the path (`_fits`), with ends
+    no earlier plant used; persons of earlier plants only when the others do not fit."""
+    used = {person for chain in taken for person in chain}
+    for attempt in range(50):
+        chain: list[str] = []
+        for before, after in zip((None, *path), (*path, None), strict=True):
+            options = [
+                p
+                for p in persons
+                if p not in chain and _fits(p, before, after) and (attempt > 25 or p not in used)
+            ]
+            if not options:
+                break
+            chain.append(rng.choice(options))
+        else:
+            if tuple(chain) not in taken and (chain[0], chain[-1]) not in {
+                (c[0], c[-1]) for c in taken
+            }:
+                return tuple(chain)
+    raise NoInstance(f"no persons fit the path {', '.join(path)}")
+
+
+def _path_facts(chain: tuple[str, ...], path: tuple[str, ...]) -> list[KinshipFact]:
+    return [KinshipFact(r, chain[i], chain[i + 1]) for i, r in enumerate(path)]
+
+
+def _with_facts(world: KgWorld, facts: list[KinshipFact], persons=()) -> KgWorld:
+    return KgWorld.build(
+        [
+            *world.persons,
+            *(Person(p, gender(p)) for p in persons),
+            *world.objects,
+            *world.declarations,
+            *world.events,
+            *world.facts,
+            *(f for f in facts if f not in world.facts),
+            *world.rules,
+        ]
+    )
+
+
+def _reached(model: KgModel, start: str, path: tuple[str, ...]) -> set[str]:
+    """The persons the path leads to from `start` over the model's closed basic facts."""
+    reached = {start}
+    for relation in path:
+        reached = {z for r, y, z in model.relations if r == relation and y in reached}
+    return reached - {start}
+
+
+def _sentence(rng: random.Random, x: str, relation: str, y: str) -> str:
+    return rng.choice(RELATION_SENTENCES).format(
+        x=person_words(x), r=rule_words(relation), y=person_words(y)
+    )
+
+
+def _fresh(rng: random.Random, world: KgWorld, path: tuple[str, ...], split: str) -> tuple:
+    """New persons of the split for a query chain along the path (first names unused)."""
+    used = {p.name.split("_", 1)[0] for p in world.persons}
+    pool = [p for p in person_pool(split) if p.split("_", 1)[0] not in used]
+    chain: list[str] = []
+    for before, after in zip((None, *path), (*path, None), strict=True):
+        options = [
+            p
+            for p in rng.sample(pool, min(len(pool), 200))
+            if p.split("_", 1)[0] not in {c.split("_", 1)[0] for c in chain}
+            and _fits(p, before, after)
+        ]
+        if not options:
+            raise NoInstance("the name pool has no fresh person for the query")
+        chain.append(options[0])
+    return tuple(chain)
+
+
+def inductive(graph: KgGraph, rng: random.Random) -> KgInstance:
+    """An inductive instance: the rule planted on 2-3 support chains, noise facts and a
+    fresh query chain."""
+    rule = draw_rule(rng, "inductive", graph.split)
+    path = STANDARD[rule].path
+    persons = [p.name for p in graph.world.persons]
+    support: list[tuple[str, ...]] = []
+    for _ in range(rng.choice((2, 3))):
+        support.append(_plant(rng, persons, path, set(support)))
+    story_world = _with_facts(graph.world, [f for c in support for f in _path_facts(c, path)])
+    query = _fresh(rng, story_world, path, graph.split)
+    world = _with_facts(story_world, _path_facts(query, path), query)
+    model = solve_kg(world)
+    for chain in (*support, query):
+        if (rule, chain[0], chain[-1]) not in model.relations:
+            raise NoInstance(f"{rule} does not follow along {chain}")
+    composite = {r for r, x, z in model.relations if (x, z) == (query[0], query[-1])}
+    if composite != {rule}:
+        raise NoInstance(f"the query relates its ends by {sorted(composite)}")
+    planted = {(f.first, f.second) for c in support for f in _path_facts(c, path)}
+    noise = [f for f in graph.world.facts if (f.first, f.second) not in planted]
+    lines = [_sentence(rng, c[0], rule, c[-1]) for c in support]
+    lines += [
+        _sentence(rng, f.first, f.relation, f.second)
+        for f in rng.sample(noise, min(len(noise), rng.randint(1, 3)))
+    ]
+    rng.shuffle(lines)
+    query_text = ", and ".join(
+        _sentence(rng, query[i], r, query[i + 1]) for i, r in enumerate(path)
+    )
+    ask = rng.choice(INDUCTIVE_QUESTIONS).format(
+        a=person_words(query[0]), b=person_words(query[-1])
+    )
+    question = " ".join(f"{line}." for line in (*lines, query_text)) + " " + ask
+    solution = Induction(
+        tuple(kinship_chain(c, path, rule) for c in support),
+        path,
+        rule_words(rule),
+        kinship_chain(query, path, rule),
+        rule_words(rule),
+    )
+    story = _story(graph, story_world, "inductive")
+    return _instance(
+        graph, "inductive", "rule_composition", world, story, question, solution, (solution.answer,)
+    )
+
+
+def analogy(graph: KgGraph, rng: random.Random) -> KgInstance:
+    """An analogy instance: two chains along a rule's path, the second's end the only
+    person its start reaches along the path."""
+    rule = draw_rule(rng, "analogy", graph.split)
+    path = STANDARD[rule].path
+    persons = [p.name for p in graph.world.persons]
+    source = _plant(rng, persons, path, set())
+    target = _plant(rng, persons, path, {source})
+    if target[0] == source[0]:
+        raise NoInstance("the two chains start at one person")
+    world = _with_facts(graph.world, _path_facts(source, path) + _path_facts(target, path))
+    model = solve_kg(world)
+    if _reached(model, target[0], path) != {target[-1]} or _reached(model, source[0], path) != {
+        source[-1]
+    }:
+        raise NoInstance("a chain's start reaches more than one person along the path")
+    ask = rng.choice(ANALOGY_QUESTIONS).format(
+        a=person_words(source[0]), b=person_words(source[-1]), c=person_words(target[0])
+    )
+    solution = Analogy(
+        kinship_chain(source, path, rule),
+        kinship_chain(target, path, rule),
+        person_words(target[-1]),
+    )
+    story = _story(graph, world, "analogy")
+    return _instance(graph, "analogy", "analogy", world, story, ask, solution, (solution.answer,))
+
+
+BUILDERS = {
+    "deductive": deductive,
+    "abductive": abductive,
+    "inductive": inductive,
+    "analogy": analogy,
+}
+
+
+def generate_instance(
+    family: str, depth: int, complexity: int, seed: int, split: str = "rl"
+) -> KgInstance:
+    """The instance of a family at (D, T) for a seed: drawn from the graphs of seeds derived
+    from it until one carries the family."""
+    if family not in BUILDERS:
+        raise ValueError(f"unknown family {family!r}: one of {', '.join(FAMILIES)}")
+    for attempt in range(ATTEMPTS):
+        graph_seed = (
+            seed if attempt == 0 else int(stream("kg-retry", seed, attempt).random() * 2**62)
+        )
+        graph = generate_graph(depth, complexity, graph_seed, split)
+        rng = stream("kg-instance", family, split, depth, complexity, seed, attempt)
+        try:
+            return BUILDERS[family](graph, rng)
+        except NoInstance:
+            continue
+    raise RuntimeError(f"no {family} instance at D{depth} T{complexity} seed {seed}")
