@@ -35,6 +35,8 @@ from argc.tasks.formalization import FormalizationScore
 from argc.tasks.framework import is_unreadable
 from argc.tasks.intervention import InterventionTask
 from argc.tasks.isolation import default_scorer
+from argc.tasks.kg.scoring import KgScore
+from argc.tasks.kg.scoring import gated as kg_gated
 from argc.tasks.norms.credit import MRWeights, answer_credit, mr_credit, sparse_credit
 from argc.tasks.norms.ladder import RecordScore
 
@@ -81,7 +83,9 @@ def _scores(pairs: Sequence[tuple[str, str]]) -> list[Score]:
     isolated scorer's workers at once."""
     missing = list(dict.fromkeys(pair for pair in pairs if pair not in _VERDICTS))
     if missing:
-        jobs = [(_instance(record), f"<answer>{region}</answer>") for record, region in missing]
+        jobs = [
+            (_instance(record), _response(_instance(record), region)) for record, region in missing
+        ]
         for pair, verdict in zip(missing, default_scorer().score_many(jobs), strict=True):
             _VERDICTS[pair] = verdict
             while len(_VERDICTS) > _KEPT_VERDICTS:
@@ -91,6 +95,17 @@ def _scores(pairs: Sequence[tuple[str, str]]) -> list[Score]:
         _VERDICTS.move_to_end(pair)
         found.append(_VERDICTS[pair])
     return found
+
+
+def _tagged(instance: Instance) -> bool:
+    """Whether the instance's answers come in <answer> regions (a KG task reads the whole
+    completion)."""
+    return get_task(instance.task).tagged
+
+
+def _response(instance: Instance, region: str) -> str:
+    """The response that scores an answer region: the region in its tags, or as it is."""
+    return f"<answer>{region}</answer>" if _tagged(instance) else region
 
 
 def process_quality(instance: Instance, region: str, scored: Score) -> float:
@@ -136,8 +151,9 @@ def _answer(completion: Any, instance: Sequence[Any], index: int) -> tuple[Any, 
     try:
         text = completion_text(completion)
         record = instance[index]
-        _instance(record)
-        return record, answer_regions(text) if text is not None else []
+        if text is None:
+            return record, []
+        return record, answer_regions(text) if _tagged(_instance(record)) else [text]
     except Exception:  # noqa: BLE001 - a completion or record that does not read scores 0
         return None, []
 
@@ -275,8 +291,43 @@ def make_mr_reward(family: float = 0.3, relation: float = 0.3, fields: float = 0
     return mr_reward
 
 
-#: Rewards by configuration name; "success", "gated" and "mr" are factories
-#: (`make_success_reward`, `make_gated_reward`, `make_mr_reward`).
+def _kg_reward(value: Callable[[KgScore], float]) -> Callable[[Instance, list[str], Score], float]:
+    """A KG solution's reward from its two matches (0 for a score of another task)."""
+    return lambda _, __, scored: value(scored) if isinstance(scored, KgScore) else 0.0
+
+
+def make_kg_gated_reward(process_ratio: float = DEFAULT_PROCESS_RATIO) -> Reward:
+    """KG tasks, the paper's outcome-gated reward: R = process_ratio * P + (1 -
+    process_ratio) * A when the answer matches (A = 1), else 0; P is the binary match of
+    the parsed trace against the gold one (Table 13)."""
+    _unit("process_ratio", process_ratio)
+    value = _kg_reward(lambda s: kg_gated(s.process, s.answer, process_ratio))
+
+    def kg_gated_reward(
+        completions: Sequence[Any], instance: Sequence[Any], **kwargs: Any
+    ) -> list[float]:
+        return _rewards(completions, instance, value)
+
+    kg_gated_reward.__doc__ = f"KG outcome-gated reward (process_ratio {process_ratio})."
+    return kg_gated_reward
+
+
+def kg_answer_reward(
+    completions: Sequence[Any], instance: Sequence[Any], **kwargs: Any
+) -> list[float]:
+    """KG tasks, answer-only: A, 1 when the answer matches."""
+    return _rewards(completions, instance, _kg_reward(lambda s: float(s.answer)))
+
+
+def kg_process_reward(
+    completions: Sequence[Any], instance: Sequence[Any], **kwargs: Any
+) -> list[float]:
+    """KG tasks, process-only: P, 1 when the parsed trace matches the gold one."""
+    return _rewards(completions, instance, _kg_reward(lambda s: float(s.process)))
+
+
+#: Rewards by configuration name; "success", "gated", "mr" and "kg_gated" are factories
+#: (`make_success_reward`, `make_gated_reward`, `make_mr_reward`, `make_kg_gated_reward`).
 REWARDS: dict[str, Callable[..., Any]] = {
     "success": make_success_reward,
     "native": native_reward,
@@ -285,8 +336,11 @@ REWARDS: dict[str, Callable[..., Any]] = {
     "answer_change": answer_change_reward,
     "record_exact": record_exact_reward,
     "mr": make_mr_reward,
+    "kg_gated": make_kg_gated_reward,
+    "kg_answer": kg_answer_reward,
+    "kg_process": kg_process_reward,
 }
-_FACTORIES = {"success", "gated", "mr"}
+_FACTORIES = {"success", "gated", "mr", "kg_gated"}
 
 
 def rewards_from_config(items: Sequence[str | dict[str, Any]]) -> list[Reward]:

@@ -321,7 +321,8 @@ def abductive(graph: KgGraph, rng: random.Random) -> KgInstance:
             _story(graph, visible, "abductive"),
             QUESTIONS["abductive"].format(o=object_words(target)),
             abduction(model, target, masked),
-            tuple(action(element, target).text() for element in accepted),
+            # An exchange is named from the target's side: both orders read the same.
+            tuple(dict.fromkeys(action(element, target).text() for element in accepted)),
         )
     raise NoInstance("no hidden element leaves the target's states determined")
 
