@@ -4,9 +4,11 @@ locally and deterministically (no downloads)."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 BOS, END_OF_TURN, PAD = "<|im_start|>", "<|im_end|>", "<|endoftext|>"
 ROLES = ("system", "user", "assistant")
@@ -39,9 +41,9 @@ class TinySpec:
     seed: int = 0
 
 
-def train_tokenizer(texts: Iterable[str], vocab_size: int):
-    """A byte-level BPE tokenizer trained on `texts` and the chat roles, with ChatML special
-    tokens and template."""
+def train_tokenizer(texts: Iterable[str], vocab_size: int, *, show_progress: bool = False):
+    """A byte-level BPE tokenizer trained on `texts` (streamed: an iterator is read once) and
+    the chat roles, with ChatML special tokens and template."""
     from tokenizers import Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast
 
@@ -58,9 +60,9 @@ def train_tokenizer(texts: Iterable[str], vocab_size: int):
         vocab_size=vocab_size,
         special_tokens=[PAD, BOS, END_OF_TURN],
         initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-        show_progress=False,
+        show_progress=show_progress,
     )
-    tokenizer.train_from_iterator([*ROLES, *texts], trainer=trainer)
+    tokenizer.train_from_iterator(itertools.chain(ROLES, texts), trainer=trainer)
     return PreTrainedTokenizerFast(
         tokenizer_object=tokenizer,
         eos_token=END_OF_TURN,
@@ -69,15 +71,35 @@ def train_tokenizer(texts: Iterable[str], vocab_size: int):
     )
 
 
+def token_ids(tokenizer: Any) -> dict[str, Any]:
+    """The `Qwen2Config` arguments a tokenizer decides: its vocabulary size, no BOS token, the
+    end-of-turn token as EOS and the padding token."""
+    return {
+        "vocab_size": len(tokenizer),
+        "bos_token_id": None,
+        "eos_token_id": tokenizer.eos_token_id,
+        "pad_token_id": tokenizer.pad_token_id,
+    }
+
+
+def seeded_model(config: Any, seed: int) -> Any:
+    """A random-init `Qwen2ForCausalLM` of `config`, drawn from `seed` without touching the
+    global random state."""
+    import torch
+    from transformers import Qwen2ForCausalLM
+
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        return Qwen2ForCausalLM(config)
+
+
 def build(spec: TinySpec, texts: Iterable[str], folder: Path) -> Path:
     """Train the tokenizer on `texts`, initialise the model from `spec.seed`, and save both to
     `folder` (loadable with `from_pretrained`); returns `folder`."""
-    import torch
-    from transformers import GenerationConfig, Qwen2Config, Qwen2ForCausalLM
+    from transformers import GenerationConfig, Qwen2Config
 
     tokenizer = train_tokenizer(texts, spec.vocab_size)
     config = Qwen2Config(
-        vocab_size=len(tokenizer),
         hidden_size=spec.hidden_size,
         intermediate_size=2 * spec.hidden_size,
         num_hidden_layers=spec.layers,
@@ -85,13 +107,9 @@ def build(spec: TinySpec, texts: Iterable[str], folder: Path) -> Path:
         num_key_value_heads=spec.heads,
         max_position_embeddings=8192,
         tie_word_embeddings=True,
-        bos_token_id=None,
-        eos_token_id=tokenizer.eos_token_id,
-        pad_token_id=tokenizer.pad_token_id,
+        **token_ids(tokenizer),
     )
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(spec.seed)
-        model = Qwen2ForCausalLM(config)
+    model = seeded_model(config, spec.seed)
     model.generation_config = GenerationConfig(
         eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id
     )

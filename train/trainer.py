@@ -310,13 +310,15 @@ def sft_args(config: TrainConfig, output_dir: Path):
 
 
 def _trl_args(cls: type, values: dict[str, Any], where: str):
-    """`cls(**values)` for a TRL config class, with unknown names refused (with suggestions),
-    numbers that YAML read as strings converted, and errors as ConfigError naming `where`."""
+    """`cls(**values)` for a TRL or transformers arguments class, with unknown names refused
+    (with suggestions), numbers that YAML read as strings converted, and errors as
+    ConfigError naming `where`."""
     known = {item.name: item for item in fields(cls) if item.init}
     for name in sorted(set(values) - set(known)):
         close = difflib.get_close_matches(name, list(known), n=3)
         hint = f"; did you mean {', '.join(close)}?" if close else ""
-        raise ConfigError(f"{where}: {name} is not a trl.{cls.__name__} argument{hint}")
+        package = cls.__module__.partition(".")[0]
+        raise ConfigError(f"{where}: {name} is not a {package}.{cls.__name__} argument{hint}")
     for name, value in values.items():
         if isinstance(value, str) and isinstance(known[name].default, float):
             try:  # YAML reads 1e-5 (no dot) as a string
