@@ -209,6 +209,11 @@ def suite_tasks(suite: str = "arggym") -> list[str]:
     return sorted(name for name, task in REGISTRY.items() if task.suite == suite)
 
 
+def generated_tasks() -> list[str]:
+    """The registered tasks generated from theories (`generate`), every suite, sorted."""
+    return sorted(name for name, task in REGISTRY.items() if isinstance(task, Task))
+
+
 def register(cls: type[Scorer]) -> type[Scorer]:
     """Class decorator: make a task available by name."""
     REGISTRY[cls.name] = cls()

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from argc.dsl.ir import ORDERINGS
-from argc.tasks import REGISTRY, Instance, generate, score
+from argc.tasks import Instance, generate, generated_tasks, score
 from argc.tasks.answers import MAX_ANSWER_CHARS, answer_region, answer_regions
 from argc.train.rewards import (
     DEFAULT_MIN_STRUCTURE,
@@ -38,7 +38,7 @@ MODES = {
 @pytest.fixture(scope="module")
 def instances() -> dict[str, Instance]:
     """One level-1 instance of every registered task."""
-    return {name: generate(name, 1, ORDERINGS[0], 0) for name in sorted(REGISTRY)}
+    return {name: generate(name, 1, ORDERINGS[0], 0) for name in generated_tasks()}
 
 
 def wrapped(text: str) -> str:
@@ -49,7 +49,7 @@ def chat(text: str) -> list[dict[str, str]]:
     return [{"role": "assistant", "content": text}]
 
 
-@pytest.mark.parametrize("task", sorted(REGISTRY))
+@pytest.mark.parametrize("task", generated_tasks())
 def test_reference_gets_the_scorers_value_in_every_mode(instances, task):
     instance = instances[task]
     record, completion = instance.to_json(), wrapped(instance.reference)
@@ -64,7 +64,7 @@ def test_reference_gets_the_scorers_value_in_every_mode(instances, task):
         assert format_reward(completions, [record]) == [1.0]
 
 
-@pytest.mark.parametrize("task", sorted(REGISTRY))
+@pytest.mark.parametrize("task", generated_tasks())
 def test_garbage_and_missing_regions_score_zero(instances, task):
     instance = instances[task]
     record = instance.to_json()
@@ -169,7 +169,7 @@ def test_completions_over_the_cap_score_zero(instances):
     assert success_reward([long], [instance.to_json()]) == [0.0]
 
 
-@pytest.mark.parametrize("task", sorted(set(REGISTRY) - {"formalization"}))
+@pytest.mark.parametrize("task", sorted(set(generated_tasks()) - {"formalization"}))
 def test_min_structure_changes_nothing_outside_formalization(instances, task):
     instance = instances[task]
     record = instance.to_json()
@@ -197,7 +197,12 @@ def test_rewards_from_config():
     assert set(REWARDS) == {
         *("success", "native", "format", "gated"),
         *("answer_change", "record_exact", "mr"),
+        *("kg_gated", "kg_answer", "kg_process"),
     }
+    assert (
+        "process_ratio 0.5"
+        in rewards_from_config([{"kg_gated": {"process_ratio": 0.5}}])[0].__doc__
+    )
     for bad in (
         ["nope"],
         [{"success": {"x": 1}}],
@@ -206,6 +211,8 @@ def test_rewards_from_config():
         [{"success": {"min_structure": float("nan")}}],
         [{"success": {"min_structure": "0.5"}}],
         [{"gated": {"min_structure": -0.1}}],
+        [{"kg_gated": {"process_ratio": 2}}],
+        [{"kg_answer": {"process_ratio": 0.5}}],
         [{"gated": {"ratio": 0.5}}],
         [{"gated": {"process_ratio": 1.5}}],
         [{"gated": 0.5}],
