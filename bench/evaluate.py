@@ -453,14 +453,20 @@ def run_record(
     }
 
 
+#: The cell of a KG instance (its meta), repeated by records beside the ArgGYM cell fields.
+KG_CELL = ("depth", "complexity")
+
+
 def instance_fields(instance: Instance) -> dict[str, Any]:
-    """The fields of an instance that records repeat: id, task, level, ordering and set."""
+    """The fields of an instance that records repeat: id, task, level, ordering and set, and
+    a KG instance's depth and complexity."""
     return {
         "id": instance.id,
         "task": instance.task,
         "level": instance.level,
         "ordering": instance.ordering,
         "set": instance.set,
+        **{name: instance.meta[name] for name in KG_CELL if name in instance.meta},
     }
 
 
