@@ -140,15 +140,7 @@ def run(args: argparse.Namespace) -> int:
 def load_config(path: Path) -> TrainConfig:
     """Read and validate a YAML config; a recipe or model path that is relative is taken from
     the config file's folder."""
-    import yaml
-
-    try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except OSError as error:
-        raise ConfigError(f"cannot read: {error.strerror}") from None
-    except yaml.YAMLError as error:
-        raise ConfigError(f"not valid YAML: {error}") from None
-    config = _dataclass(TrainConfig, data, "config")
+    config = read_config(path, TrainConfig)
     folder = Path(path).parent
     model = _dataclass(ModelSpec, config.model, "model")
     if (model.path is None) == (model.tiny is None):
@@ -204,6 +196,20 @@ def load_config(path: Path) -> TrainConfig:
         scoring_actors=config.scoring_actors,
         sft=sft,
     )
+
+
+def read_config(path: Path, cls: type) -> Any:
+    """A YAML file's top-level mapping as `cls` (`_dataclass`: unknown and missing keys are
+    named), its values unchecked."""
+    import yaml
+
+    try:
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except OSError as error:
+        raise ConfigError(f"cannot read: {error.strerror}") from None
+    except yaml.YAMLError as error:
+        raise ConfigError(f"not valid YAML: {error}") from None
+    return _dataclass(cls, data, "config")
 
 
 def _sft(data: Any) -> SftSpec:
