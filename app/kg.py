@@ -1,6 +1,7 @@
 """`argc kg`: solve a KG world (the target's timeline, every object's final state, the
-derived composite relations) and generate task instances of the four families over the
-depth-by-complexity grid (the generators are imported only by `kg generate`)."""
+derived composite relations), generate task instances of the four families over the
+depth-by-complexity grid and pretrain a model from scratch (the generators and the training
+stack are imported only by the commands that use them)."""
 
 from __future__ import annotations
 
@@ -65,6 +66,27 @@ def register(commands: argparse._SubParsersAction) -> None:
     make.add_argument("--split", choices=("pretrain", "rl", "eval"), default="rl")
     make.add_argument("--out", required=True, metavar="FILE.jsonl")
     make.set_defaults(handler=_generate)
+    pretrain = actions.add_parser(
+        "pretrain",
+        help="pretrain a KG model from scratch (domain tokenizer, Qwen2 decoder, causal LM)",
+        description="Train a domain tokenizer on a corpus and pretrain a Qwen2 decoder from"
+        " random weights with causal language modelling, from a YAML config"
+        " (docs/training.md, Training a KG model from scratch); resumable.",
+    )
+    _pretrain_module().add_arguments(pretrain)
+    pretrain.set_defaults(handler=_pretrain)
+
+
+def _pretrain_module():
+    from argc.train import pretrain
+
+    return pretrain
+
+
+def _pretrain(args: argparse.Namespace) -> int:
+    from argc.train.cli import _guarded
+
+    return _guarded(_pretrain_module().run)(args)
 
 
 def _solve(args: argparse.Namespace) -> int:
