@@ -1,9 +1,13 @@
 """Strict pass@k, single-sample gain (SG) and ceiling gain (CG) over scored samples (the records
 of `argc sample`), per cell, per task and level, and per task; heatmaps of them and task-pair
-Pearson correlations of the gains. The definitions follow the RLVR depth-complexity paper:
-strict correctness and pass@k in §2.3 ("Strict Correctness"), SG, CG, local cell CG and the
-task-pair correlation in Appendix A.4 ("Strict pass@k, SG, and CG", "Local Cell CG",
-"Task-Pair Pearson Correlation"). matplotlib is imported only when figures are drawn."""
+Pearson correlations of the gains. A sample record is an ArgGYM one, whose cell is (task,
+level, ordering, set), or a KG one, whose cell is (task, depth D, complexity T); for KG
+samples also the depth-axis and complexity-axis mean ranks of the recipes and their
+in-recipe / out-of-recipe CG. The definitions follow the RLVR depth-complexity paper:
+strict correctness and pass@k in §2.3 ("Strict Correctness"), SG, CG, the global mean rank,
+local cell CG, the in/out-of-recipe split and the task-pair correlation in Appendix A.4
+("Strict pass@k, SG, and CG", "Global Mean Rank", "Local Cell CG", "Task-Pair Pearson
+Correlation"). matplotlib and yaml are imported only when used."""
 
 from __future__ import annotations
 
@@ -13,10 +17,10 @@ import json
 import math
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import combinations
+from itertools import combinations, groupby
 from operator import itemgetter
 from pathlib import Path
 from typing import Any
@@ -26,35 +30,44 @@ from argc.dsl.errors import ArgcError, InputError
 from argc.dsl.ir import ORDERINGS
 from argc.files import write_output, write_png
 from argc.tasks.framework import LEVELS
+from argc.tasks.kg.generator import COMPLEXITIES, DEPTHS
 
 #: The largest k reported (the paper reports k = 1..128, §2.3).
 MAX_K = 128
 #: The k of the sampled ceiling: CG = pass@128(post) - pass@128(pre) (Appendix A.4).
 CEILING_K = 128
-#: The groupings of prompts: the fields of a group's key. A cell is (task, level, ordering,
-#: set), the analogue of the paper's (D, T) cell of one task family.
+#: The groupings of prompts: the fields of a group's key. An ArgGYM cell is (task, level,
+#: ordering, set), the analogue of the paper's (D, T) cell of one task family; a KG cell is
+#: the paper's (task family, D, T). A prompt belongs to the scopes whose fields it has.
 SCOPES: dict[str, tuple[str, ...]] = {
     "cells": ("task", "level", "ordering", "set"),
     "task-levels": ("task", "level"),
+    "kg-cells": ("task", "depth", "complexity"),
     "tasks": ("task",),
     "overall": (),
 }
 #: The granularities of the task-pair correlations: an observation is (checkpoint, *rest of
 #: the key), as the paper pools recipe-cell observations u = (r, d, t) (Appendix A.4).
-CORRELATION_SCOPES = ("cells", "task-levels")
+CORRELATION_SCOPES = ("cells", "task-levels", "kg-cells")
+#: The scopes drawn as heatmaps.
+GRID_SCOPES = ("task-levels", "cells", "kg-cells")
 GAINS = ("sg", "cg")
 DECIMALS = 6
-#: The fields a sample record must carry, with their types.
+#: The label of the correlations pooled over every recipe (a recipe group may not take it).
+ALL_RECIPES = "all"
+#: The fields every sample record must carry, with their types.
 SAMPLE_FIELDS: dict[str, type] = {
     "checkpoint": str,
     "id": str,
     "task": str,
-    "level": int,
-    "ordering": str,
-    "set": str,
     "sample": int,
     "success": bool,
 }
+#: The cell fields of an ArgGYM record and of a KG record (one with a depth or complexity).
+ARGGYM_CELL: dict[str, type] = {"level": int, "ordering": str, "set": str}
+KG_CELL: dict[str, type] = {"depth": int, "complexity": int}
+#: The values a KG record's cell fields may take.
+KG_RANGES: dict[str, range] = {"depth": DEPTHS, "complexity": COMPLEXITIES}
 ORDER_LABELS = [(o.principle, o.set_comparison) for o in ORDERINGS]
 
 
@@ -94,24 +107,37 @@ def pearson(xs: Sequence[float], ys: Sequence[float]) -> float | None:
 @dataclass(frozen=True)
 class Prompt:
     """The samples of one instance by one checkpoint: n samples, c of them strictly correct
-    (complete success)."""
+    (complete success). An ArgGYM instance has a level, ordering and set; a KG instance a
+    depth and complexity instead (the other cell fields are None)."""
 
     checkpoint: str
     id: str
     task: str
-    level: int
-    ordering: str
-    set: str
+    level: int | None
+    ordering: str | None
+    set: str | None
     n: int
     c: int
+    depth: int | None = None
+    complexity: int | None = None
 
-    def key(self, scope: str) -> tuple:
-        return tuple(getattr(self, name) for name in SCOPES[scope])
+    def key(self, scope: str) -> tuple | None:
+        """The prompt's group in a scope; None when it lacks the scope's fields."""
+        key = tuple(getattr(self, name) for name in SCOPES[scope])
+        return None if None in key else key
 
     @property
     def instance(self) -> tuple:
         """The instance, whoever sampled it."""
-        return (*self.key("cells"), self.id)
+        return (
+            self.task,
+            self.level,
+            self.ordering,
+            self.set,
+            self.depth,
+            self.complexity,
+            self.id,
+        )
 
 
 @dataclass(frozen=True)
@@ -154,29 +180,26 @@ class Gain:
 
 def read_samples(path: Path) -> list[Prompt]:
     """The prompts of a samples file (a torn last line is ignored; a repeated (checkpoint,
-    id, sample) counts once; every record of an instance must agree on its cell)."""
+    id, sample) counts once; every record of an instance must agree on its cell). A record
+    with a depth or complexity is a KG record: its cell is (task, depth, complexity) and its
+    level, ordering and set, if any, are ignored; any other record is an ArgGYM record."""
     records, _ = read_run(path)
-    seen: dict[tuple[str, str], dict[str, Any]] = {}
+    cells: dict[tuple[str, str], dict[str, Any]] = {}
     samples: dict[tuple[str, str], dict[int, bool]] = defaultdict(dict)
     for number, record in enumerate(records, start=1):
         problem = _problem(record)
         key = (record.get("checkpoint"), record.get("id"))
-        if problem is None and key in seen:
-            first = seen[key]
-            if any(first[name] != record[name] for name in ("task", "level", "ordering", "set")):
-                problem = f"instance {key[1]} is recorded in two cells"
+        if problem is None and cells.setdefault(key, _cell(record)) != _cell(record):
+            problem = f"instance {key[1]} is recorded in two cells"
         if problem is not None:
             raise InputError(f"record {number}: {problem}", filename=str(path))
-        seen.setdefault(key, record)
         samples[key].setdefault(record["sample"], record["success"])
+    empty = dict.fromkeys([*ARGGYM_CELL, *KG_CELL])
     return [
         Prompt(
             checkpoint=checkpoint,
             id=identifier,
-            task=seen[checkpoint, identifier]["task"],
-            level=seen[checkpoint, identifier]["level"],
-            ordering=seen[checkpoint, identifier]["ordering"],
-            set=seen[checkpoint, identifier]["set"],
+            **{**empty, **cells[checkpoint, identifier]},
             n=len(outcomes),
             c=sum(outcomes.values()),
         )
@@ -184,24 +207,88 @@ def read_samples(path: Path) -> list[Prompt]:
     ]
 
 
+def _cell_fields(record: dict[str, Any]) -> dict[str, type]:
+    kg = record.get("depth") is not None or record.get("complexity") is not None
+    return KG_CELL if kg else ARGGYM_CELL
+
+
+def _cell(record: dict[str, Any]) -> dict[str, Any]:
+    """The task and cell fields of a valid record."""
+    return {name: record[name] for name in ("task", *_cell_fields(record))}
+
+
 def _problem(record: dict[str, Any]) -> str | None:
-    for name, kind in SAMPLE_FIELDS.items():
+    fields = {**SAMPLE_FIELDS, **_cell_fields(record)}
+    for name, kind in fields.items():
         value = record.get(name)
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
             return f"{name} must be {kind.__name__}, not {value!r:.40}"
     if record["sample"] < 0:
         return f"sample must be >= 0, not {record['sample']}"
+    for name, allowed in KG_RANGES.items():
+        if name in fields and record[name] not in allowed:
+            return f"{name} must be in {allowed[0]}..{allowed[-1]}, not {record[name]}"
     return None
+
+
+def read_recipe_cells(path: Path) -> dict[str, frozenset[tuple[int, int]]]:
+    """The training cells of each recipe: a YAML or JSON file mapping a checkpoint to a list
+    of [depth, complexity] pairs."""
+    import yaml
+
+    try:
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as error:
+        raise ArgcError(f"{path}: cannot read: {error}") from None
+    except yaml.YAMLError as error:
+        raise ArgcError(f"{path}: not valid YAML or JSON: {error}") from None
+    except RecursionError:
+        raise ArgcError(f"{path}: nested too deeply") from None
+    return parse_recipe_cells(data, str(path))
+
+
+def parse_recipe_cells(data: Any, source: str) -> dict[str, frozenset[tuple[int, int]]]:
+    """The recipe cells of a parsed mapping of checkpoint to [depth, complexity] pairs."""
+    if not isinstance(data, dict) or not data:
+        raise ArgcError(f"{source}: expected a mapping of checkpoint to [depth, complexity] pairs")
+    cells = {}
+    for checkpoint, pairs in data.items():
+        if not isinstance(checkpoint, str) or not isinstance(pairs, list):
+            raise ArgcError(
+                f"{source}: {checkpoint!r:.40}: expected a checkpoint name (quote numeric"
+                " names) and a list of [depth, complexity] pairs"
+            )
+        cells[checkpoint] = frozenset(
+            _recipe_cell(pair, f"{source}: {checkpoint}") for pair in pairs
+        )
+    return cells
+
+
+def _recipe_cell(pair: Any, where: str) -> tuple[int, int]:
+    if (
+        isinstance(pair, list)
+        and len(pair) == 2
+        and all(type(value) is int for value in pair)
+        and pair[0] in DEPTHS
+        and pair[1] in COMPLEXITIES
+    ):
+        return pair[0], pair[1]
+    raise ArgcError(
+        f"{where}: {pair!r:.40} is not a [depth, complexity] pair with depth in"
+        f" {DEPTHS[0]}..{DEPTHS[-1]} and complexity in {COMPLEXITIES[0]}..{COMPLEXITIES[-1]}"
+    )
 
 
 # Measures
 
 
 def summarise(prompts: Iterable[Prompt], scope: str, max_k: int = MAX_K) -> dict[tuple, Group]:
-    """pass@k per group of one checkpoint's prompts, keyed by the scope's fields."""
+    """pass@k per group of one checkpoint's prompts, keyed by the scope's fields (prompts
+    without them are left out)."""
     grouped: dict[tuple, list[Prompt]] = defaultdict(list)
     for prompt in prompts:
-        grouped[prompt.key(scope)].append(prompt)
+        if (key := prompt.key(scope)) is not None:
+            grouped[key].append(prompt)
     groups = {}
     for key, members in sorted(grouped.items()):
         width = min(min(p.n for p in members), max_k)
@@ -242,11 +329,18 @@ def gains(
     return result
 
 
-def correlations(by_checkpoint: dict[str, dict[tuple, Gain]], metric: str) -> list[dict[str, Any]]:
-    """Pearson's r of a gain between every pair of tasks, pooled over the observations
-    (checkpoint, rest of the group key) valid for both tasks (Appendix A.4)."""
+def correlations(
+    by_checkpoint: dict[str, dict[tuple, Gain]],
+    metric: str,
+    recipes: Collection[str] | None = None,
+) -> list[dict[str, Any]]:
+    """Pearson's r of a gain between every pair of tasks, computed once over the pooled
+    observations (checkpoint, rest of the group key) valid for both tasks, not averaged per
+    checkpoint (Appendix A.4); `recipes` restricts the observations to those checkpoints."""
     values: dict[str, dict[tuple, float]] = defaultdict(dict)
     for checkpoint, table in by_checkpoint.items():
+        if recipes is not None and checkpoint not in recipes:
+            continue
         for key, gain in table.items():
             values[key[0]][(checkpoint, *key[1:])] = getattr(gain, metric)
     rows = []
@@ -257,6 +351,111 @@ def correlations(by_checkpoint: dict[str, dict[tuple, Gain]], metric: str) -> li
             {"task_a": first, "task_b": second, "observations": len(shared), "r": _round(r)}
         )
     return rows
+
+
+def descending_ranks(values: Mapping[str, float]) -> dict[str, float]:
+    """Rank 1 for the largest value; values equal to DECIMALS places tie and share the mean
+    of the ranks they span (3, 5, 5, 1 rank 3, 1.5, 1.5, 4)."""
+    rounded = {name: round(value, DECIMALS) for name, value in values.items()}
+    ranks, position = {}, 0
+    for _, tied in groupby(sorted(rounded, key=lambda name: -rounded[name]), rounded.get):
+        members = list(tied)
+        ranks.update(dict.fromkeys(members, position + (len(members) + 1) / 2))
+        position += len(members)
+    return ranks
+
+
+def _cell_cg(by_checkpoint: dict[str, dict[tuple, Gain]]) -> dict[str, dict[str, dict]]:
+    """CG by task, checkpoint and (depth, complexity) of gains keyed (task, depth, complexity)."""
+    found: dict[str, dict[str, dict]] = defaultdict(lambda: defaultdict(dict))
+    for checkpoint, table in by_checkpoint.items():
+        for (task, *cell), gain in table.items():
+            found[task][checkpoint][tuple(cell)] = gain.cg
+    return found
+
+
+def mean_ranks(by_checkpoint: dict[str, dict[tuple, Gain]]) -> list[dict[str, Any]]:
+    """The depth-axis and complexity-axis mean ranks MR^D and MR^T of every recipe per task
+    (Appendix A.4, "Global Mean Rank") from the cell CG keyed (task, depth, complexity):
+    within each depth (complexity) slice the recipes are ranked by their mean CG over the
+    slice's cells, descending (`descending_ranks`: rank 1 best, ties share the mean rank),
+    and a recipe's mean rank is the mean of its slice ranks. A task's cells Ω are those
+    every recipe with CG on the task has, so the recipes are ranked on the same cells."""
+    rows = []
+    for task, by_recipe in sorted(_cell_cg(by_checkpoint).items()):
+        cells = set.intersection(*(set(values) for values in by_recipe.values()))
+        if not cells:
+            continue
+        ranks = [_axis_ranks(by_recipe, cells, axis) for axis in (0, 1)]
+        rows += [
+            {
+                "task": task,
+                "checkpoint": recipe,
+                "cells": len(cells),
+                "depths": len({cell[0] for cell in cells}),
+                "complexities": len({cell[1] for cell in cells}),
+                "depth_rank": _round(ranks[0][recipe]),
+                "complexity_rank": _round(ranks[1][recipe]),
+            }
+            for recipe in sorted(by_recipe)
+        ]
+    return rows
+
+
+def _axis_ranks(
+    by_recipe: dict[str, dict[tuple, float]], cells: set[tuple], axis: int
+) -> dict[str, float]:
+    """Each recipe's mean over the slices of one axis (0 depth, 1 complexity) of its rank by
+    mean CG over the slice's cells."""
+    ranks: dict[str, list[float]] = defaultdict(list)
+    for value in sorted({cell[axis] for cell in cells}):
+        members = [cell for cell in cells if cell[axis] == value]
+        means = {
+            recipe: math.fsum(cg[cell] for cell in members) / len(members)
+            for recipe, cg in by_recipe.items()
+        }
+        for recipe, rank in descending_ranks(means).items():
+            ranks[recipe].append(rank)
+    return {recipe: math.fsum(found) / len(found) for recipe, found in ranks.items()}
+
+
+def recipe_split(
+    by_checkpoint: dict[str, dict[tuple, Gain]],
+    recipe_cells: Mapping[str, Collection[Sequence[int]]],
+) -> list[dict[str, Any]]:
+    """In-recipe and out-of-recipe CG (Section 4, Appendix A.4): the mean CG over the
+    evaluated cells, keyed (task, depth, complexity), inside and outside a recipe's training
+    cells (depth, complexity), per task and recipe, then per task over the recipe-cell units
+    of every recipe pooled (checkpoint None). Checkpoints without training cells are left
+    out; a side without cells has a mean of None."""
+    units: dict[tuple[str, str | None], tuple[list[float], list[float]]] = defaultdict(
+        lambda: ([], [])
+    )
+    for task, by_recipe in _cell_cg(by_checkpoint).items():
+        for recipe, values in by_recipe.items():
+            if recipe not in recipe_cells:
+                continue
+            trained = {tuple(cell) for cell in recipe_cells[recipe]}
+            for cell, cg in values.items():
+                for who in (recipe, None):
+                    units[task, who][cell not in trained].append(cg)
+    return [
+        {
+            "task": task,
+            "checkpoint": who,
+            "in_cells": len(inside),
+            "in_cg": _round(_mean(inside)),
+            "out_cells": len(outside),
+            "out_cg": _round(_mean(outside)),
+        }
+        for (task, who), (inside, outside) in sorted(
+            units.items(), key=lambda item: (item[0][0], item[0][1] is None, item[0][1] or "")
+        )
+    ]
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return math.fsum(values) / len(values) if values else None
 
 
 # The report
@@ -273,9 +472,14 @@ def build_report(
     *,
     max_k: int = MAX_K,
     ceiling_k: int = CEILING_K,
+    recipe_cells: Mapping[str, Collection[Sequence[int]]] | None = None,
+    recipe_groups: Mapping[str, Collection[str]] | None = None,
 ) -> dict[str, Any]:
     """Everything the report shows, as JSON values: pass@k per scope and checkpoint, and with
-    a baseline SG/CG per scope and their task-pair correlations."""
+    a baseline SG/CG per scope and their task-pair correlations (over every checkpoint, and
+    over each of `recipe_groups`); with KG samples also the recipes' mean ranks and, given
+    each recipe's training cells `recipe_cells`, their in/out-of-recipe CG. Only the scopes
+    some prompt has are reported."""
     if not prompts:
         raise ArgcError("no samples")
     checkpoints = sorted({p.checkpoint for p in prompts})
@@ -284,7 +488,9 @@ def build_report(
         raise ArgcError(f"the baseline must hold one checkpoint, not {base_names or 'none'}")
     if set(base_names) & set(checkpoints):
         raise ArgcError(f"the baseline's checkpoint {base_names[0]} is among the samples")
+    _check_recipes(prompts, baseline, recipe_cells, recipe_groups or {})
     everything = [*prompts, *(baseline or [])]
+    scopes = [scope for scope in SCOPES if any(p.key(scope) is not None for p in everything)]
     k = ceiling(everything, min(ceiling_k, max_k))
     by_checkpoint = {
         name: [p for p in everything if p.checkpoint == name]
@@ -298,20 +504,22 @@ def build_report(
         "correct": "complete success only (strict correctness)",
         "pass_at_k": {
             scope: [
-                _group_row(name, fields, group)
+                _group_row(name, SCOPES[scope], group)
                 for name, members in by_checkpoint.items()
                 for group in summarise(members, scope, max_k).values()
             ]
-            for scope, fields in SCOPES.items()
+            for scope in scopes
         },
         "gains": {},
         "correlations": [],
+        "mean_ranks": [],
+        "recipe_gains": [],
     }
     if baseline is None:
         return report
     tables = {
         scope: {name: gains(by_checkpoint[name], baseline, scope, k) for name in checkpoints}
-        for scope in SCOPES
+        for scope in scopes
     }
     report["gains"] = {
         scope: [
@@ -319,15 +527,48 @@ def build_report(
             for name in checkpoints
             for gain in tables[scope][name].values()
         ]
-        for scope in SCOPES
+        for scope in scopes
     }
+    groups = {ALL_RECIPES: None, **(recipe_groups or {})}
     report["correlations"] = [
-        {"metric": metric, "over": scope, **row}
+        {"metric": metric, "over": scope, "recipes": group, **row}
         for metric in GAINS
         for scope in CORRELATION_SCOPES
-        for row in correlations(tables[scope], metric)
+        if scope in tables
+        for group, members in groups.items()
+        for row in correlations(tables[scope], metric, members)
     ]
+    if "kg-cells" in tables:
+        report["mean_ranks"] = mean_ranks(tables["kg-cells"])
+        report["recipe_gains"] = recipe_split(tables["kg-cells"], recipe_cells or {})
     return report
+
+
+def _check_recipes(
+    prompts: Sequence[Prompt],
+    baseline: Sequence[Prompt] | None,
+    recipe_cells: Mapping[str, Collection[Sequence[int]]] | None,
+    recipe_groups: Mapping[str, Collection[str]],
+) -> None:
+    """Recipe cells and groups need a baseline (they split and correlate gains), recipe cells
+    KG samples of a checkpoint they name, and a group sampled checkpoints."""
+    if (recipe_cells or recipe_groups) and baseline is None:
+        raise ArgcError("recipe cells and recipe groups need a baseline")
+    checkpoints = {p.checkpoint for p in prompts}
+    if recipe_cells is not None:
+        kg = {p.checkpoint for p in prompts if p.depth is not None}
+        if not kg & set(recipe_cells):
+            raise ArgcError(
+                "the recipe cells name no checkpoint with KG samples (depth and complexity);"
+                f" those are: {', '.join(sorted(kg)) or 'none'}"
+            )
+    for name, members in recipe_groups.items():
+        if name == ALL_RECIPES:
+            raise ArgcError(f"a recipe group may not be named {ALL_RECIPES} (every recipe)")
+        unknown = sorted(set(members) - checkpoints)
+        if not members or unknown:
+            problem = f"not sampled: {', '.join(unknown)}" if unknown else "no checkpoints"
+            raise ArgcError(f"recipe group {name}: {problem}")
 
 
 def _round(value: float | None) -> float | None:
@@ -370,12 +611,13 @@ def write_report(report: dict[str, Any], directory: Path) -> list[str]:
     returns the file names written. The same report gives byte-identical files."""
     directory.mkdir(parents=True, exist_ok=True)
     files: dict[str, str] = {}
-    for scope in SCOPES:
+    for scope in report["pass_at_k"]:
         files[f"passk-{scope}.csv"] = _passk_csv(report, scope)
         if report["gains"]:
             files[f"gains-{scope}.csv"] = _csv(report["gains"][scope])
-    if report["correlations"]:
-        files["correlations.csv"] = _csv(report["correlations"])
+    for name in ("correlations", "mean_ranks", "recipe_gains"):
+        if report[name]:
+            files[f"{name.replace('_', '-')}.csv"] = _csv(report[name])
     figures = write_heatmaps(report, directory)
     report = {**report, "figures": [{"title": title, "file": name} for title, name in figures]}
     files["metrics.json"] = json.dumps(report, indent=1, sort_keys=True, allow_nan=False) + "\n"
@@ -416,12 +658,17 @@ def _table(header: list[str], rows: Iterable[list[Any]]) -> list[str]:
     return [*lines, ""]
 
 
+def _section(title: str, note: str, header: list[str], rows: Iterable[list[Any]]) -> list[str]:
+    return [f"## {title}", "", note, "", *_table(header, rows)]
+
+
 def _where(row: dict[str, Any], fields: tuple[str, ...]) -> list[Any]:
     return [row[name] for name in fields]
 
 
 def markdown(report: dict[str, Any]) -> str:
-    """The report as Markdown: pass@k per task and per cell, SG/CG, correlations, figures."""
+    """The report as Markdown: pass@k per task and per cell, SG/CG, correlations, the KG
+    depth × complexity grids, mean ranks and in/out-of-recipe CG, figures."""
     k = report["ceiling_k"]
     longest = max(len(row["pass_at_k"]) for row in report["pass_at_k"]["tasks"])
     powers = sorted({2**i for i in range(8) if 2**i <= longest} | {k})
@@ -441,6 +688,8 @@ def markdown(report: dict[str, Any]) -> str:
         ("task-levels", "Per task and level"),
         ("cells", "Per cell"),
     ):
+        if scope not in report["pass_at_k"]:
+            continue
         fields = ("checkpoint", *SCOPES[scope])
         shown = powers if scope in ("overall", "tasks") else sorted({1, k})
         lines += [f"## pass@k: {title.lower()}", ""]
@@ -468,6 +717,8 @@ def markdown(report: dict[str, Any]) -> str:
             "",
         ]
         for scope in ("overall", "tasks", "task-levels", "cells"):
+            if scope not in report["gains"]:
+                continue
             fields = ("checkpoint", *SCOPES[scope])
             lines += [f"### {scope}", ""]
             lines += _table(
@@ -486,19 +737,17 @@ def markdown(report: dict[str, Any]) -> str:
                     for row in report["gains"][scope]
                 ),
             )
-        lines += [
-            "## Task-pair correlations of the gains",
-            "",
+        lines += _section(
+            "Task-pair correlations of the gains",
             "Pearson's r over the (checkpoint, cell) or (checkpoint, level) observations both"
-            " tasks have (Appendix A.4); – where a vector is constant or too short.",
-            "",
-        ]
-        lines += _table(
-            ["gain", "over", "task a", "task b", "observations", "r"],
+            " tasks have, pooled once over the recipes (checkpoints) named (Appendix A.4); – where"
+            " a vector is constant or too short.",
+            ["gain", "over", "recipes", "task a", "task b", "observations", "r"],
             (
                 [
                     row["metric"].upper(),
                     row["over"],
+                    row["recipes"],
                     row["task_a"],
                     row["task_b"],
                     row["observations"],
@@ -507,11 +756,77 @@ def markdown(report: dict[str, Any]) -> str:
                 for row in report["correlations"]
             ),
         )
+    lines += _kg_markdown(report)
     if report.get("figures"):
         lines += ["## Figures", ""]
         for figure in report["figures"]:
             lines += [f"![{figure['title']}]({figure['file']})", ""]
     return "\n".join(lines)
+
+
+def _kg_markdown(report: dict[str, Any]) -> list[str]:
+    """The depth × complexity grids of the KG tasks, the recipes' mean ranks and their
+    in/out-of-recipe CG."""
+    lines = []
+    grids = [
+        (name, metric, label, by_scope["kg-cells"])
+        for name, metric, label, by_scope in _series(report)
+        if by_scope.get("kg-cells")
+    ]
+    if grids:
+        lines += [
+            "## KG worlds: depth × complexity",
+            "",
+            "One grid per checkpoint and task: depth D down, complexity T across; – where a cell"
+            " was not evaluated.",
+            "",
+        ]
+    for name, metric, label, values in grids:
+        for task in sorted({key[0] for key in values}):
+            lines += [f"### {label}: {task}, {name}", ""]
+            lines += _table(
+                ["D \\ T", *(f"T{t}" for t in COMPLEXITIES)],
+                (
+                    [f"D{depth}", *(_fmt(value, metric in GAINS) for value in row)]
+                    for depth, row in zip(DEPTHS, depth_complexity_grid(values, task), strict=True)
+                ),
+            )
+    if report["mean_ranks"]:
+        lines += _section(
+            "Mean ranks of the recipes",
+            "Within each depth (complexity) slice the recipes are ranked by mean CG over the"
+            " slice's cells, descending (rank 1 best; ties share the mean of the ranks they"
+            " span); MR^D (MR^T) is the mean over the slices (Appendix A.4). The cells are those"
+            " every recipe of the task has.",
+            ["task", "recipe", "cells", "depths", "complexities", "MR^D", "MR^T"],
+            (
+                [
+                    *_where(row, ("task", "checkpoint", "cells", "depths", "complexities")),
+                    f"{row['depth_rank']:.2f}",
+                    f"{row['complexity_rank']:.2f}",
+                ]
+                for row in report["mean_ranks"]
+            ),
+        )
+    if report["recipe_gains"]:
+        lines += _section(
+            "In-recipe and out-of-recipe CG",
+            "Mean CG over the evaluated cells inside and outside each recipe's training cells;"
+            f" {ALL_RECIPES} pools the recipe-cell units of every recipe with training cells.",
+            ["task", "recipe", "in cells", "in-recipe CG", "out cells", "out-of-recipe CG"],
+            (
+                [
+                    row["task"],
+                    ALL_RECIPES if row["checkpoint"] is None else row["checkpoint"],
+                    row["in_cells"],
+                    _fmt(row["in_cg"], True),
+                    row["out_cells"],
+                    _fmt(row["out_cg"], True),
+                ]
+                for row in report["recipe_gains"]
+            ),
+        )
+    return lines
 
 
 # Heatmaps
@@ -521,55 +836,68 @@ def _stem(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-.") or "checkpoint"
 
 
-def _values(rows: list[dict[str, Any]], name: str, pick: Any) -> dict[tuple, float]:
-    """A checkpoint's values by (task, level) or (task, level, ordering, set)."""
+def _values(
+    rows: list[dict[str, Any]], fields: tuple[str, ...], name: str, pick: Any
+) -> dict[tuple, float]:
+    """A checkpoint's values by group key."""
     return {
-        (row["task"], row["level"], *([row["ordering"], row["set"]] if "set" in row else [])): v
+        tuple(row[field] for field in fields): v
         for row in rows
         if row["checkpoint"] == name and (v := pick(row)) is not None
     }
 
 
-def _families(report: dict[str, Any]) -> list[tuple[str, str, str, dict, dict]]:
-    """(checkpoint, file metric, label, values by task and level, values by cell) of every
-    pair of heatmaps: pass@1 and pass@ceiling of every checkpoint, SG and CG against the
-    baseline."""
+def _by_scope(table: dict[str, list], name: str, pick: Any) -> dict[str, dict[tuple, float]]:
+    return {
+        scope: _values(table[scope], SCOPES[scope], name, pick)
+        for scope in GRID_SCOPES
+        if scope in table
+    }
+
+
+def _series(report: dict[str, Any]) -> list[tuple[str, str, str, dict[str, dict]]]:
+    """(checkpoint, file metric, label, values by grid scope and key) of every series of
+    heatmaps: pass@1 and pass@ceiling of every checkpoint, SG and CG against the baseline."""
     k = report["ceiling_k"]
     passes, gained = report["pass_at_k"], report["gains"]
-    families = []
+    series = []
     for name in [*report["checkpoints"], *([report["baseline"]] if report["baseline"] else [])]:
         for j in sorted({1, k}):
 
             def pick(row: dict[str, Any], j: int = j) -> float | None:
                 return row["pass_at_k"][j - 1] if len(row["pass_at_k"]) >= j else None
 
-            levels, cells = (_values(passes[s], name, pick) for s in ("task-levels", "cells"))
-            families.append((name, f"pass{j}", f"pass@{j}", levels, cells))
+            series.append((name, f"pass{j}", f"pass@{j}", _by_scope(passes, name, pick)))
     for name in report["checkpoints"] if gained else []:
         for metric in GAINS:
-            pick = itemgetter(metric)
-            levels, cells = (_values(gained[s], name, pick) for s in ("task-levels", "cells"))
-            families.append((name, metric, metric.upper(), levels, cells))
-    return families
+            values = _by_scope(gained, name, itemgetter(metric))
+            series.append((name, metric, metric.upper(), values))
+    return series
 
 
-def write_heatmaps(report: dict[str, Any], directory: Path) -> list[tuple[str, str]]:
-    """Task × level and (per task) ordering × level heatmaps of pass@1, pass@ceiling, SG and
-    CG per checkpoint; returns (title, file name) pairs. Gains share one colour scale per
-    gain across checkpoints, centred at 0."""
-    scales = {"pass": (0.0, 1.0)}
-    for metric in GAINS:
-        bound = max([0.01, *(abs(row[metric]) for row in report["gains"].get("cells", []))])
-        scales[metric] = (-bound, bound)
-    written: list[tuple[str, str]] = []
-    stems: dict[str, str] = {}
-    for name, metric, label, levels, cells in _families(report):
-        stem = stems.setdefault(name, _unique(_stem(name), set(stems.values())))
-        scale = scales.get(metric, scales["pass"])
+def depth_complexity_grid(values: dict[tuple, float], task: str) -> list[list[float | None]]:
+    """A task's values keyed (task, depth, complexity) as rows of depth 1..10 by columns of
+    complexity 1..6 (None where a cell has no value)."""
+    return [[values.get((task, depth, t)) for t in COMPLEXITIES] for depth in DEPTHS]
+
+
+#: A panel of a heatmap: its title, row labels and rows of values.
+Panel = tuple[str, list[str], list[list]]
+
+
+def _views(values: dict[str, dict]) -> list[tuple[str, str, str, list[Panel], list[str]]]:
+    """(file view, what, cell scope of the colour scale, panels, column labels) of the
+    heatmaps of one series: task × level and ordering × level per task for ArgGYM tasks,
+    depth × complexity per task for KG tasks."""
+    views = []
+    levels, cells, kg = (values.get(scope, {}) for scope in GRID_SCOPES)
+    columns = [f"L{level}" for level in LEVELS]
+    if levels:
         tasks = sorted({key[0] for key in levels})
-        panels = [("", tasks, [[levels.get((t, level)) for level in LEVELS] for t in tasks])]
+        grid = [[levels.get((task, level)) for level in LEVELS] for task in tasks]
+        views.append(("task-level", "task and level", "cells", [("", tasks, grid)], columns))
         orders = _orderings(cells)
-        panels_by_task = [
+        panels = [
             (
                 task,
                 [f"{p} {s}" for p, s in orders],
@@ -577,15 +905,43 @@ def write_heatmaps(report: dict[str, Any], directory: Path) -> list[tuple[str, s
             )
             for task in tasks
         ]
-        for view, shown, what in (
-            ("task-level", panels, "task and level"),
-            ("level-ordering", panels_by_task, "ordering and level"),
-        ):
+        views.append(("level-ordering", "ordering and level", "cells", panels, columns))
+    if kg:
+        depths = [f"D{depth}" for depth in DEPTHS]
+        panels = [
+            (task, depths, depth_complexity_grid(kg, task))
+            for task in sorted({key[0] for key in kg})
+        ]
+        complexities = [f"T{t}" for t in COMPLEXITIES]
+        views.append(("depth-complexity", "depth and complexity", "kg-cells", panels, complexities))
+    return views
+
+
+def write_heatmaps(report: dict[str, Any], directory: Path) -> list[tuple[str, str]]:
+    """Task × level and (per task) ordering × level heatmaps of the ArgGYM tasks and (per
+    task) depth × complexity heatmaps of the KG tasks, of pass@1, pass@ceiling, SG and CG per
+    checkpoint; returns (title, file name) pairs. Gains share one colour scale per gain and
+    kind of cell across checkpoints, centred at 0."""
+    written: list[tuple[str, str]] = []
+    stems: dict[str, str] = {}
+    for name, metric, label, values in _series(report):
+        stem = stems.setdefault(name, _unique(_stem(name), set(stems.values())))
+        for view, what, scope, panels, columns in _views(values):
             title = f"{label} per {what}: {name}"
             file = f"heatmap-{view}-{metric}-{stem}.png"
-            write_png(_figure(shown, label, title, scale, metric in GAINS), directory / file)
+            scale = _scale(report, metric, scope)
+            figure = _figure(panels, columns, label, title, scale, metric in GAINS)
+            write_png(figure, directory / file)
             written.append((title, file))
     return written
+
+
+def _scale(report: dict[str, Any], metric: str, scope: str) -> tuple[float, float]:
+    """0..1 for pass@k; for a gain ± its largest magnitude over the scope's cells."""
+    if metric not in GAINS:
+        return (0.0, 1.0)
+    bound = max([0.01, *(abs(row[metric]) for row in report["gains"].get(scope, []))])
+    return (-bound, bound)
 
 
 def _unique(stem: str, used: set[str]) -> str:
@@ -602,13 +958,14 @@ def _orderings(cells: dict[tuple, float]) -> list[tuple[str, str]]:
 
 
 def _figure(
-    panels: list[tuple[str, list[str], list[list]]],
+    panels: list[Panel],
+    columns: list[str],
     label: str,
     title: str,
     scale: tuple[float, float],
     gain: bool,
 ) -> Any:
-    """One heatmap per panel (rows × levels), stacked, sharing the colour scale: viridis for
+    """One heatmap per panel (rows × columns), stacked, sharing the colour scale: viridis for
     pass@k, a diverging map for gains (red = gain, blue = loss); grey = not sampled."""
     from matplotlib import colormaps
     from matplotlib.figure import Figure
@@ -616,7 +973,8 @@ def _figure(
     colours = colormaps["RdBu_r" if gain else "viridis"].with_extremes(bad="lightgrey")
     heights = [max(len(rows), 1) for _, rows, _ in panels]
     figure = Figure(
-        figsize=(10, 1.2 + 0.35 * sum(heights) + 0.4 * len(panels)), layout="constrained"
+        figsize=(1.6 + 0.56 * len(columns), 1.2 + 0.35 * sum(heights) + 0.4 * len(panels)),
+        layout="constrained",
     )
     axes_list = figure.subplots(len(panels), 1, squeeze=False, height_ratios=heights)[:, 0]
     image = None
@@ -636,7 +994,7 @@ def _figure(
                         fontsize=6,
                         color=_ink(value, scale, gain),
                     )
-        axes.set_xticks(range(len(LEVELS)), [f"L{level}" for level in LEVELS], fontsize=7)
+        axes.set_xticks(range(len(columns)), columns, fontsize=7)
         axes.set_yticks(range(len(rows)), rows, fontsize=7)
         if name:
             axes.set_title(name, fontsize="small")

@@ -85,7 +85,11 @@ def add_metrics_arguments(parser: argparse.ArgumentParser) -> None:
         "Strict pass@k (complete success only; unbiased estimator) per cell, task and level,"
         " and task, for every checkpoint in the sample files; with --baseline, the single-sample"
         " gain SG and ceiling gain CG of each checkpoint against it and the task-pair Pearson"
-        " correlations of the gains. Writes metrics.md, metrics.json, CSV tables and heatmaps."
+        " correlations of the gains. KG samples (records with depth and complexity) are also"
+        " reported per (task, depth, complexity) cell, as depth x complexity grids, with the"
+        " recipes' depth- and complexity-axis mean ranks of CG and, with --recipe-cells, their"
+        " in-recipe and out-of-recipe CG. Writes metrics.md, metrics.json, CSV tables and"
+        " heatmaps."
     )
     parser.add_argument("samples", type=Path, nargs="+", metavar="SAMPLES.jsonl")
     parser.add_argument("--baseline", type=Path, metavar="BASE_SAMPLES.jsonl")
@@ -100,6 +104,30 @@ def add_metrics_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="K",
         help="the k of CG (fewer when instances have fewer samples)",
     )
+    parser.add_argument(
+        "--recipe-cells",
+        type=Path,
+        metavar="CELLS.yaml|json",
+        help="each recipe's training cells: a mapping of checkpoint to a list of"
+        " [depth, complexity] pairs (for the in-recipe / out-of-recipe CG of KG samples)",
+    )
+    parser.add_argument(
+        "--recipe-group",
+        type=recipe_group,
+        action="append",
+        default=[],
+        metavar="NAME=CHECKPOINT,...",
+        help="also correlate the gains over these checkpoints only (repeatable)",
+    )
+
+
+def recipe_group(text: str) -> tuple[str, tuple[str, ...]]:
+    """A --recipe-group value: NAME=CHECKPOINT[,CHECKPOINT...]."""
+    name, _, members = text.partition("=")
+    checkpoints = tuple(member.strip() for member in members.split(",") if member.strip())
+    if not name.strip() or not checkpoints:
+        raise argparse.ArgumentTypeError(f"expected NAME=CHECKPOINT[,CHECKPOINT...], not {text!r}")
+    return name.strip(), checkpoints
 
 
 # argc sample
@@ -322,7 +350,18 @@ def run_metrics(args: argparse.Namespace) -> int:
         if len({(p.checkpoint, p.id) for p in prompts}) < len(prompts):
             raise ArgcError("an instance of one checkpoint appears in two sample files")
         baseline = metrics.read_samples(args.baseline) if args.baseline else None
-        report = metrics.build_report(prompts, baseline, max_k=args.max_k, ceiling_k=args.ceiling_k)
+        cells = metrics.read_recipe_cells(args.recipe_cells) if args.recipe_cells else None
+        groups = dict(args.recipe_group)
+        if len(groups) < len(args.recipe_group):
+            raise ArgcError("two --recipe-group options share a name")
+        report = metrics.build_report(
+            prompts,
+            baseline,
+            max_k=args.max_k,
+            ceiling_k=args.ceiling_k,
+            recipe_cells=cells,
+            recipe_groups=groups,
+        )
     except ArgcError as error:
         print(f"argc sample-metrics: {error}", file=sys.stderr)
         return EXIT_INPUT_ERROR
