@@ -89,6 +89,8 @@ EXAMPLES = {
   argc sample instances.jsonl --k 16 --local runs/tiny --out samples.jsonl""",
     "sample-metrics": """\
   argc sample-metrics samples.jsonl --baseline base.jsonl --out metrics/""",
+    "recipe-cells": """\
+  argc recipe-cells kg-baseline depth-high=kg-depth-high --out cells.json""",
 }
 
 
@@ -126,6 +128,7 @@ GROUPS = {
         "train": "GRPO training from a recipe (TRL)",
         "sample": "k scored samples per instance",
         "sample-metrics": "pass@k, SG/CG and heatmaps from samples",
+        "recipe-cells": "the (D, T) cells of KG recipes, JSON for sample-metrics --recipe-cells",
     },
 }
 

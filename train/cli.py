@@ -1,5 +1,6 @@
-"""The training commands: `argc train`, `argc sample` and `argc sample-metrics`. They need the
-`train` extra (torch, transformers, TRL, PyYAML); without it the commands exist and say so."""
+"""The training commands: `argc train`, `argc sample`, `argc sample-metrics` and
+`argc recipe-cells`. They need the `train` extra (torch, transformers, TRL, PyYAML); without it
+the commands exist and say so."""
 
 from __future__ import annotations
 
@@ -19,6 +20,12 @@ COMMANDS = {
         "add_metrics_arguments",
         "run_metrics",
         "pass@k, SG/CG and heatmaps from samples",
+    ),
+    "recipe-cells": (
+        "recipes",
+        "add_cells_arguments",
+        "run_cells",
+        "the (D, T) cells of KG recipes, JSON for sample-metrics --recipe-cells",
     ),
 }
 

@@ -354,7 +354,7 @@ def train(
     trainer."""
     from trl import GRPOTrainer
 
-    from argc.train import data, recipes
+    from argc.train import recipes
 
     if config.model.path is not None and not Path(config.model.path).is_dir():
         raise ConfigError(f"model.path: {config.model.path} is not a folder")
@@ -368,7 +368,7 @@ def train(
     )
     reward_funcs = _rewards(config)
     recipe = recipes.load_recipe(config.recipe)
-    dataset = data.build_dataset(recipe, workers=config.workers)
+    dataset = _dataset(config, recipe, output, args)
     sft_data = None if config.sft is None else _sft_dataset(config, recipe)
     model_path = _model_path(config, [dataset, sft_data], output, args)
     tokenizer = _tokenizer(model_path, chat=recipe.prompt_format == "chat")
@@ -396,6 +396,19 @@ def train(
         _write_history(output / HISTORY, trainer.state.log_history)
         print(outcome(output))
     return trainer
+
+
+def _dataset(config: TrainConfig, recipe: Any, output: Path, args: Any):
+    """The recipe's GRPO dataset. A KG recipe's instances are kept in the output folder
+    (`data.KG_INSTANCES`, resumable): the first local process builds them, the others read
+    them back."""
+    from argc.train import data
+    from argc.train.recipes import KgRecipe
+
+    if not isinstance(recipe, KgRecipe):
+        return data.build_dataset(recipe, workers=config.workers)
+    with args.main_process_first(local=True, desc="KG dataset"):
+        return data.build_dataset(recipe, workers=config.workers, cache=output / data.KG_INSTANCES)
 
 
 def _sft_dataset(config: TrainConfig, recipe: Any):
@@ -552,7 +565,6 @@ def summary(config: TrainConfig, recipe: Any, dataset: Any, trainer: Any, model:
     settings."""
     args = trainer.args
     tasks = Counter(dataset["task"])
-    levels = sorted(set(dataset["level"]))
     parameters = sum(p.numel() for p in trainer.model.parameters())
     trainable = sum(p.numel() for p in trainer.model.parameters() if p.requires_grad)
     shape = config.model.tiny
@@ -566,7 +578,7 @@ def summary(config: TrainConfig, recipe: Any, dataset: Any, trainer: Any, model:
     return "\n".join(
         [
             f"recipe {getattr(recipe, 'name', config.recipe)}: {len(dataset)} examples,"
-            f" levels {levels[0]}-{levels[-1]}; "
+            f" {_span(dataset)}; "
             + ", ".join(f"{task} {count}" for task, count in sorted(tasks.items())),
             f"model {model} ({kind}): {parameters:,} parameters, {trainable:,} trainable"
             + (f", LoRA r={config.lora.r}" if config.lora else ""),
@@ -583,6 +595,15 @@ def summary(config: TrainConfig, recipe: Any, dataset: Any, trainer: Any, model:
             f"output {args.output_dir}",
         ]
     )
+
+
+def _span(dataset: Any) -> str:
+    """The levels of a dataset's rows, or the number of (D, T) cells of a KG dataset's."""
+    if "depth" in dataset.column_names:
+        cells = set(zip(dataset["depth"], dataset["complexity"], strict=True))
+        return f"{len(cells)} (D, T) cells"
+    levels = sorted(set(dataset["level"]))
+    return f"levels {levels[0]}-{levels[-1]}"
 
 
 def sft_summary(config: TrainConfig, dataset: Any, trainer: Any) -> str:
