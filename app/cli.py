@@ -47,6 +47,10 @@ EXAMPLES = {
     "kg": """\
   argc kg solve examples/kg/table9.kg --target ivory_chess_piece
   argc kg generate --family deductive --depth 4 --complexity 2 --count 100 --out ded.jsonl""",
+    "kg corpus": """\
+  argc kg corpus --split pretrain --out pretrain.jsonl
+  argc kg corpus --split rl --per-cell 100 --families deductive:3 abductive --out rl.jsonl
+  argc kg corpus --split pretrain --shard 0/4 --ray auto --out pretrain-0.jsonl""",
     "kg generate": """\
   argc kg generate --family abductive --depth 6 --complexity 3 --seed 0 --count 100 \\
       --out abd.jsonl

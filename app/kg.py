@@ -1,12 +1,13 @@
 """`argc kg`: solve a KG world (the target's timeline, every object's final state, the
 derived composite relations), generate task instances of the four families over the
-depth-by-complexity grid and pretrain a model from scratch (the generators and the training
-stack are imported only by the commands that use them)."""
+depth-by-complexity grid, build a split's task corpus and pretrain a model from scratch (the
+generators and the training stack are imported only by the commands that use them)."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from argc.compiler.control import Limits
@@ -19,10 +20,12 @@ from argc.options import positive_int, seconds
 #: The default cap on the command's memory (address space), in MiB.
 DEFAULT_MEMORY_MB = 4096
 FAMILIES = ("deductive", "abductive", "inductive", "analogy")
+SPLITS = ("pretrain", "rl", "eval")
 
 
 def register(commands: argparse._SubParsersAction) -> None:
-    """Add `kg solve` and `kg generate` to the `argc` command line."""
+    """Add `kg solve`, `kg generate`, `kg corpus` and `kg pretrain` to the `argc` command
+    line."""
     kg = commands.add_parser(
         "kg",
         help="KG worlds (.kg): solve a world, generate task instances",
@@ -66,6 +69,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     make.add_argument("--split", choices=("pretrain", "rl", "eval"), default="rl")
     make.add_argument("--out", required=True, metavar="FILE.jsonl")
     make.set_defaults(handler=_generate)
+    _add_corpus(actions)
     pretrain = actions.add_parser(
         "pretrain",
         help="pretrain a KG model from scratch (domain tokenizer, Qwen2 decoder, causal LM)",
@@ -142,6 +146,88 @@ def solved_text(record: dict) -> str:
     lines.append("composite relations:")
     lines += [f"  {r}({x}, {z})" for r, x, z in record["relations"]] or ["  none"]
     return "\n".join(lines)
+
+
+def _add_corpus(actions: argparse._SubParsersAction) -> None:
+    corpus = actions.add_parser(
+        "corpus",
+        help="a split's task corpus (instances with their pretraining text), JSONL",
+        description="A task instance for every graph of a split (pretrain: 8 cells x 400,000;"
+        " rl: 60 x 20,000; eval: 60 x 80), the families taking turns in a mix, each row with"
+        " its pretraining text `text` (the prompt, then the gold trace). Rows stream to"
+        " OUT.partial, which is renamed to OUT once complete; run the same command again to"
+        " continue an interrupted build (docs/scaling.md, KG corpora).",
+    )
+    corpus.add_argument("--split", choices=SPLITS, required=True)
+    corpus.add_argument(
+        "--per-cell", type=positive_int, metavar="N", help="rows per cell (default: the split's)"
+    )
+    corpus.add_argument(
+        "--families",
+        nargs="+",
+        type=_mix_entry,
+        metavar="FAMILY[:WEIGHT]",
+        help="the families and their turns (weight 1 unless given; default: deductive:140"
+        " abductive:60 inductive:10 analogy:10, Table 16)",
+    )
+    corpus.add_argument("--seed", type=int, default=0, help="the split plan's seed (default: 0)")
+    corpus.add_argument(
+        "--shard",
+        type=_shard,
+        default=(0, 1),
+        metavar="I/N",
+        help="the I-th of N equal ranges of the rows (default: all of them, 0/1)",
+    )
+    corpus.add_argument(
+        "--workers",
+        type=positive_int,
+        default=os.cpu_count() or 1,
+        metavar="N",
+        help="local processes (default: one per core)",
+    )
+    corpus.add_argument(
+        "--ray",
+        nargs="?",
+        const=True,
+        default=None,
+        metavar="ADDRESS",
+        help="make the chunks as Ray tasks (the ray extra; --workers is then ignored): on the"
+        " cluster RAY_ADDRESS names or a new local instance, or on ADDRESS (docs/scaling.md)",
+    )
+    corpus.add_argument(
+        "--chunk",
+        type=positive_int,
+        default=128,
+        metavar="ROWS",
+        help="rows per work unit (default: 128)",
+    )
+    corpus.add_argument("--out", required=True, metavar="FILE.jsonl")
+    corpus.set_defaults(handler=_corpus)
+
+
+def _mix_entry(text: str) -> tuple[str, int]:
+    family, _, weight = text.partition(":")
+    if family not in FAMILIES:
+        raise argparse.ArgumentTypeError(f"unknown family {family!r}: one of {', '.join(FAMILIES)}")
+    return family, positive_int(weight) if weight else 1
+
+
+def _shard(text: str) -> tuple[int, int]:
+    index, _, count = text.partition("/")
+    if not (index.isdigit() and count.isdigit() and int(index) < int(count)):
+        raise argparse.ArgumentTypeError(f"a shard is I/N with 0 <= I < N, not {text!r}")
+    return int(index), int(count)
+
+
+def _corpus(args: argparse.Namespace) -> int:
+    from argc.tasks.kg.splits import FAMILY_MIX, build_corpus, corpus_chunks
+
+    mix = dict(args.families) if args.families else FAMILY_MIX
+    chunks = corpus_chunks(args.split, args.per_cell, mix, args.seed, args.shard, args.chunk)
+    summary = build_corpus(args.out, chunks, args.workers, args.ray)
+    left = f"; {summary.skipped} left out (no instance of their family)" if summary.skipped else ""
+    print(f"{args.out}: {summary.rows} rows{left}", file=sys.stderr)
+    return 0
 
 
 def _generate(args: argparse.Namespace) -> int:

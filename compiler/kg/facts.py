@@ -30,7 +30,8 @@ def _tuple(names: Iterable[str]) -> str:
 def _facts(world: KgWorld) -> Iterator[str]:
     for person in world.persons:
         name = _string(person.name)
-        yield f"person({name}). gender({name}, {_string(person.gender)})."
+        yield f"person({name})."
+        yield f"gender({name}, {_string(person.gender)})."
     for thing in world.objects:
         yield f"object({_string(thing.name)})."
     for declaration in world.declarations:
@@ -52,5 +53,6 @@ def _facts(world: KgWorld) -> Iterator[str]:
 
 
 def world_facts(world: KgWorld) -> str:
-    """The ASP facts of a world, one statement group per line."""
+    """The ASP facts of a world, one fact per line (as `argc.compiler.batch.tagged_facts`
+    reads them)."""
     return "".join(f"{line}\n" for line in _facts(world))

@@ -2,6 +2,12 @@
 encodings asp/kg/state.lp and asp/kg/kinship.lp in one `Session` under `Limits`. Both
 programs are stratified, so the model is read from the ground atoms without a search.
 
+`solve_kg_many` grounds a batch of worlds in one program (`argc.compiler.batch`: the world's
+number as a first argument of every atom, the encodings rewritten so, each world's steps
+counted on its own): a Control and its grounding cost a fixed ~1 ms that dominates the small
+worlds of the generators. Nothing joins atoms of two worlds, so each world's part is the
+model it has alone.
+
 Grounding counts its work through `@step` (one carried-over object state, one path
 extended by a hop) against `Limits.instantiations` and checks the deadline as it goes, so a
 hostile world (thousands of persons on kinship paths, very long timelines) stops with
@@ -10,15 +16,31 @@ LimitExceeded while clingo grounds.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from contextlib import suppress
 from dataclasses import dataclass
+from functools import partial
+from typing import Any
 
+import clingo
+
+from argc.compiler.batch import BatchSession, tagged_facts
 from argc.compiler.control import Limits, Session, StepCounter
 from argc.compiler.kg.facts import world_facts
+from argc.dsl.errors import LimitExceeded
 from argc.dsl.kg.simulate import State, States
 from argc.dsl.kg.world import RELATIONS, KgWorld
 
 #: The encodings of a KG world, in loading order.
 ENCODINGS = ("kg/state", "kg/kinship")
+#: What `@step` counts, for the messages of LimitExceeded.
+WORK = ("grounding the world", "object states and kinship path steps")
+#: Worlds grounded together by `solve_kg_many` (larger batches save little more).
+BATCH_SIZE = 32
+#: The arguments of an atom, and those of every atom of a predicate (name, arity) in one
+#: world's model.
+Row = tuple[Any, ...]
+Rows = Callable[[str, int], list[Row]]
 
 
 class Conflict(ValueError):
@@ -86,7 +108,7 @@ class KgModel:
 def ground_kg(world: KgWorld, limits: Limits | None = None) -> Session:
     """A Session with the world's facts and the KG encodings grounded within `limits`."""
     session = Session(limits or Limits())
-    StepCounter.on(session, "grounding the world", "object states and kinship path steps")
+    StepCounter.on(session, *WORK)
     session.load(ENCODINGS)
     session.ground([("base", world_facts(world))])
     return session
@@ -96,19 +118,109 @@ def solve_kg(world: KgWorld, limits: Limits | None = None) -> KgModel:
     """Ground the world's facts with the KG encodings within `limits` (LimitExceeded past
     them) and read its model; Conflict when an object's state is not unique."""
     session = ground_kg(world, limits)
-    conflicts = sorted(
-        (symbol.arguments[1].number, symbol.arguments[0].string)
-        for symbol in session.atoms("conflict", 2)
+    return read_model(world, lambda name, arity: list(map(values, session.atoms(name, arity))))
+
+
+def values(symbol: clingo.Symbol) -> Row:
+    """An atom's arguments, read from its text (one call into clingo rather than one per
+    argument): strings (names are letters, digits and '_') and numbers."""
+    text = str(symbol)
+    return tuple(
+        part[1:-1] if part[0] == '"' else int(part)
+        for part in text[text.index("(") + 1 : -1].split(",")
     )
+
+
+class WorldCounters:
+    """The grounding context of a batch of worlds (or of other problems that count their
+    steps): `@step(K, ...)` counts on problem K's own StepCounter, so each has its own
+    instantiation limit."""
+
+    def __init__(self, counters: Sequence[StepCounter]) -> None:
+        self.counters = counters
+        self.exceeded: LimitExceeded | None = None
+
+    def step(self, world: clingo.Symbol, *_terms: clingo.Symbol) -> clingo.Symbol:
+        try:
+            return self.counters[world.number].step()
+        except LimitExceeded as exceeded:
+            self.exceeded = exceeded
+            raise
+
+
+def solve_kg_many(
+    worlds: Sequence[KgWorld], limits: Limits | None = None, batch_size: int = BATCH_SIZE
+) -> list[KgModel | LimitExceeded | Conflict]:
+    """The models of worlds, `batch_size` grounded in one program, equal to `solve_kg`'s;
+    a world that fails has its LimitExceeded or Conflict in its place. Each world's steps
+    are counted against its own limits; a batch that stops at a limit is solved again world
+    by world, so a world fails alone."""
+    if batch_size < 1:
+        raise ValueError("the batch size must be at least 1")
+    limits = limits or Limits()
+    results: list[KgModel | LimitExceeded | Conflict] = []
+    for start in range(0, len(worlds), batch_size):
+        results += _solved(worlds[start : start + batch_size], limits)
+    return results
+
+
+def _solved(batch: Sequence[KgWorld], limits: Limits) -> list[KgModel | LimitExceeded | Conflict]:
+    """A batch grounded together (a world alone by `solve_kg`), or world by world when it
+    stops at a limit."""
+    if len(batch) > 1:
+        with suppress(LimitExceeded):
+            return _solve_batch(batch, limits)
+    return [_alone(world, limits) for world in batch]
+
+
+def _alone(world: KgWorld, limits: Limits) -> KgModel | LimitExceeded | Conflict:
+    try:
+        return solve_kg(world, limits)
+    except (LimitExceeded, Conflict) as failure:
+        return failure
+
+
+def _solve_batch(worlds: Sequence[KgWorld], limits: Limits) -> list[KgModel | Conflict]:
+    """The worlds grounded in one BatchSession and read one by one (LimitExceeded when the
+    grounding stops at a limit)."""
+    session = BatchSession(limits, len(worlds))
+    counters = [StepCounter(limits, session.deadline, *WORK) for _ in worlds]
+    session.budget = WorldCounters(counters)  # type: ignore[assignment] - what @step calls
+    session.load(ENCODINGS)
+    facts = "".join(tagged_facts(world_facts(world), k) for k, world in enumerate(worlds))
+    session.ground([("base", facts)])
+    found: dict[tuple[str, int], list[list[Row]]] = {}
+
+    def rows(k: int, name: str, arity: int) -> list[Row]:
+        """World k's rows of a predicate (those of every world read at once)."""
+        if (name, arity) not in found:
+            by_world: list[list[Row]] = [[] for _ in worlds]
+            for symbol in session.atoms(name, arity + 1):
+                world, *arguments = values(symbol)
+                by_world[world].append(tuple(arguments))
+            found[name, arity] = by_world
+        return found[name, arity][k]
+
+    results: list[KgModel | Conflict] = []
+    for k, world in enumerate(worlds):
+        try:
+            results.append(read_model(world, partial(rows, k)))
+        except Conflict as conflict:
+            results.append(conflict)
+    return results
+
+
+def read_model(world: KgWorld, rows: Rows) -> KgModel:
+    """The model of a world from the arguments of its atoms; Conflict when an object's
+    state is not unique."""
+    conflicts = sorted((time, thing) for thing, time in rows("conflict", 2))
     if conflicts:
         time, thing = conflicts[0]
         raise Conflict(f"{thing} has no single state at time {time}")
-    slots: dict[str, dict[tuple[str, int], str]] = {}
-    for name in ("owner", "possessor", "integrity"):
-        slots[name] = {
-            (symbol.arguments[0].string, symbol.arguments[2].number): symbol.arguments[1].string
-            for symbol in session.atoms(name, 3)
-        }
+    slots = {
+        name: {(thing, time): value for thing, value, time in rows(name, 3)}
+        for name in ("owner", "possessor", "integrity")
+    }
     things = [thing.name for thing in world.objects]
     final = len(world.events)
     timeline = tuple(
@@ -121,8 +233,8 @@ def solve_kg(world: KgWorld, limits: Limits | None = None) -> KgModel:
         for time in range(final + 1)
     )
     found: list[list[str]] = [[] for _ in range(final + 1)]
-    for symbol in session.atoms("affects", 2):
-        found[symbol.arguments[0].number].append(symbol.arguments[1].string)
+    for time, thing in rows("affects", 2):
+        found[time].append(thing)
     # Each event's objects in the order it names them (the first object of an exchange first).
     affected = (
         (),
@@ -131,18 +243,11 @@ def solve_kg(world: KgWorld, limits: Limits | None = None) -> KgModel:
             for time, event in enumerate(world.events, 1)
         ),
     )
-    depths = {
-        symbol.arguments[0].string: symbol.arguments[1].number
-        for symbol in session.atoms("depth", 2)
-    }
-    relations = frozenset(
-        tuple(argument.string for argument in symbol.arguments)
-        for symbol in session.atoms("related", 3)
-    )
+    depths = dict(rows("depth", 2))
     return KgModel(
         world,
         timeline,
         affected,
         {thing: depths[thing] for thing in things},
-        relations,  # type: ignore[arg-type] - triples of strings
+        frozenset(rows("related", 3)),
     )

@@ -18,20 +18,26 @@
   end of C's chain, which must be the only person C reaches along the path.
 
 Rules are drawn by the frequency groups of Table 7 with each split's policy (`rule_groups`).
-Every instance is solved with clingo (`solve_kg`): the deductive and abductive gold traces
-read the model's timeline, the planted chains and the query are checked against its derived
-relations. Everything is deterministic in (family, depth, complexity, seed, split).
+Every instance is solved with clingo: the deductive and abductive gold traces read the
+model's timeline, the planted chains and the query are checked against its derived relations
+(an analogy's chains first against the reference simulator's closed facts, which rule out
+most draws before they are solved). A family's builder is a generator that yields the worlds
+and abduction problems it needs solved, so that `generate_instances` draws many instances
+side by side and solves what they ask for in batches (`solve_kg_many`, `abduce_many`); each
+instance is the one `generate_instance` draws alone. Everything is deterministic in (family,
+depth, complexity, seed, split).
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Generator, Iterable, Set
 from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any
 
-from argc.compiler.kg.abduce import abduce
-from argc.compiler.kg.solve import KgModel, solve_kg
+from argc.compiler.kg.abduce import Problem, abduce_many
+from argc.compiler.kg.solve import BATCH_SIZE, solve_kg_many
 from argc.dsl.kg import simulate
 from argc.dsl.kg.world import (
     RELATION_GENDER,
@@ -122,6 +128,10 @@ class NoInstance(Exception):
     """The graph cannot carry an instance of the family (drawn again from another)."""
 
 
+class Exhausted(RuntimeError):
+    """None of the ATTEMPTS graphs of a request carries its family."""
+
+
 @dataclass(frozen=True)
 class KgInstance:
     """A task instance x = (Q, pi, a*): the world, the story shown, the question, the gold
@@ -190,6 +200,15 @@ class KgInstance:
         }
 
 
+#: What a builder asks for: a world to solve, or an abduction problem (world, target, masked
+#: element) whose consistent set it needs.
+Request = KgWorld | Problem
+#: An instance's builder: it yields each request, is sent its answer (the world's model, the
+#: problem's consistent set), and returns the instance (NoInstance when its graph cannot
+#: carry the family).
+Builder = Generator[Request, Any, KgInstance]
+
+
 def rule_groups(family: str, split: str) -> dict[str, float]:
     """The weight of each frequency group a family's rule is drawn from in a split: Table 7's
     long tail for pretraining, uniform over the family's groups for RL, and uniform with the
@@ -237,13 +256,13 @@ def _instance(graph, family, form, world, story, question, solution, accepted) -
 # Dynamic families
 
 
-def deductive(graph: KgGraph, rng: random.Random) -> KgInstance:
+def deductive(graph: KgGraph, rng: random.Random) -> Builder:
     """A deductive instance: a form (the k-th step forms need D >= 2), its forward trace."""
     forms = [form for form in FORMS["deductive"] if graph.depth > 1 or form.startswith("final")]
     form = rng.choice(forms)
     mode, slot = form.split("_", 1)
     steps = graph.depth if mode == "final" else rng.randint(1, graph.depth - 1)
-    solution = deduction(solve_kg(graph.world), graph.target, steps, slot)
+    solution = deduction((yield graph.world), graph.target, steps, slot)
     question = QUESTIONS[form].format(o=object_words(graph.target), k=ordinal(steps))
     story = _story(graph, graph.world, "deductive")
     return _instance(
@@ -295,12 +314,12 @@ def _determined(world: KgWorld, target: str, masked, accepted) -> bool:
     return True
 
 
-def abductive(graph: KgGraph, rng: random.Random) -> KgInstance:
+def abductive(graph: KgGraph, rng: random.Random) -> Builder:
     """An abductive instance: an event of the target's chain but its last (probability
     0.75) or the target's declaration hidden, used only when the story determines the
     target's states (NoInstance otherwise)."""
     world, target = graph.world, graph.target
-    model = solve_kg(world)
+    model = yield world
     times = chain_times(model, target)[:-1]
     declaration = next(d for d in world.declarations if d.object == target)
     choices: list[Event | Declaration] = []
@@ -308,7 +327,7 @@ def abductive(graph: KgGraph, rng: random.Random) -> KgInstance:
         choices = [world.events[time - 1] for time in rng.sample(times, len(times))]
     choices.append(declaration)
     for masked in choices:
-        accepted = abduce(world, target, masked)
+        accepted = yield (world, target, masked)
         if not _determined(world, target, masked, accepted):
             continue
         form = FORMS["abductive"][isinstance(masked, Declaration)]
@@ -386,12 +405,22 @@ def _with_facts(world: KgWorld, facts: list[KinshipFact], persons=()) -> KgWorld
     )
 
 
-def _reached(model: KgModel, start: str, path: tuple[str, ...]) -> set[str]:
-    """The persons the path leads to from `start` over the model's closed basic facts."""
+def _reached(relations: Set[tuple[str, str, str]], start: str, path: tuple[str, ...]) -> set[str]:
+    """The persons the path leads to from `start` over the closed basic facts among
+    `relations`."""
     reached = {start}
     for relation in path:
-        reached = {z for r, y, z in model.relations if r == relation and y in reached}
+        reached = {z for r, y, z in relations if r == relation and y in reached}
     return reached - {start}
+
+
+def _check_ends(
+    relations: Set[tuple[str, str, str]], chains: tuple[tuple[str, ...], ...], path: tuple
+) -> None:
+    """NoInstance unless each chain's start reaches only the chain's end along the path."""
+    for chain in chains:
+        if _reached(relations, chain[0], path) != {chain[-1]}:
+            raise NoInstance("a chain's start reaches more than one person along the path")
 
 
 def _sentence(rng: random.Random, x: str, relation: str, y: str) -> str:
@@ -418,7 +447,7 @@ def _fresh(rng: random.Random, world: KgWorld, path: tuple[str, ...], split: str
     return tuple(chain)
 
 
-def inductive(graph: KgGraph, rng: random.Random) -> KgInstance:
+def inductive(graph: KgGraph, rng: random.Random) -> Builder:
     """An inductive instance: the rule planted on 2-3 support chains, noise facts and a
     fresh query chain."""
     rule = draw_rule(rng, "inductive", graph.split)
@@ -430,7 +459,7 @@ def inductive(graph: KgGraph, rng: random.Random) -> KgInstance:
     story_world = _with_facts(graph.world, [f for c in support for f in _path_facts(c, path)])
     query = _fresh(rng, story_world, path, graph.split)
     world = _with_facts(story_world, _path_facts(query, path), query)
-    model = solve_kg(world)
+    model = yield world
     for chain in (*support, query):
         if (rule, chain[0], chain[-1]) not in model.relations:
             raise NoInstance(f"{rule} does not follow along {chain}")
@@ -465,7 +494,7 @@ def inductive(graph: KgGraph, rng: random.Random) -> KgInstance:
     )
 
 
-def analogy(graph: KgGraph, rng: random.Random) -> KgInstance:
+def analogy(graph: KgGraph, rng: random.Random) -> Builder:
     """An analogy instance: two chains along a rule's path, the second's end the only
     person its start reaches along the path."""
     rule = draw_rule(rng, "analogy", graph.split)
@@ -476,11 +505,9 @@ def analogy(graph: KgGraph, rng: random.Random) -> KgInstance:
     if target[0] == source[0]:
         raise NoInstance("the two chains start at one person")
     world = _with_facts(graph.world, _path_facts(source, path) + _path_facts(target, path))
-    model = solve_kg(world)
-    if _reached(model, target[0], path) != {target[-1]} or _reached(model, source[0], path) != {
-        source[-1]
-    }:
-        raise NoInstance("a chain's start reaches more than one person along the path")
+    # Most worlds fail on the reference simulator's closed facts, before they are solved.
+    _check_ends(simulate.closed_facts(world), (target, source), path)
+    _check_ends((yield world).relations, (target, source), path)
     ask = rng.choice(ANALOGY_QUESTIONS).format(
         a=person_words(source[0]), b=person_words(source[-1]), c=person_words(target[0])
     )
@@ -493,7 +520,7 @@ def analogy(graph: KgGraph, rng: random.Random) -> KgInstance:
     return _instance(graph, "analogy", "analogy", world, story, ask, solution, (solution.answer,))
 
 
-BUILDERS = {
+BUILDERS: dict[str, Callable[[KgGraph, random.Random], Builder]] = {
     "deductive": deductive,
     "abductive": abductive,
     "inductive": inductive,
@@ -501,21 +528,90 @@ BUILDERS = {
 }
 
 
-def generate_instance(
-    family: str, depth: int, complexity: int, seed: int, split: str = "rl"
-) -> KgInstance:
-    """The instance of a family at (D, T) for a seed: drawn from the graphs of seeds derived
-    from it until one carries the family."""
-    if family not in BUILDERS:
-        raise ValueError(f"unknown family {family!r}: one of {', '.join(FAMILIES)}")
-    for attempt in range(ATTEMPTS):
+class _Drawing:
+    """One instance being drawn: the family's builder over the graphs of seeds derived from
+    the instance's seed, one attempt after another, until one carries the family."""
+
+    def __init__(self, family: str, depth: int, complexity: int, seed: int, split: str) -> None:
+        if family not in BUILDERS:
+            raise ValueError(f"unknown family {family!r}: one of {', '.join(FAMILIES)}")
+        self.request = (family, depth, complexity, seed, split)
+        self.attempt = -1
+        self.builder: Builder | None = None
+        self.instance: KgInstance | Exhausted | None = None
+
+    def _next_builder(self) -> Builder:
+        family, depth, complexity, seed, split = self.request
+        self.attempt += 1
+        if self.attempt == ATTEMPTS:
+            raise Exhausted(f"no {family} instance at D{depth} T{complexity} seed {seed}")
+        attempt = self.attempt
         graph_seed = (
             seed if attempt == 0 else int(stream("kg-retry", seed, attempt).random() * 2**62)
         )
         graph = generate_graph(depth, complexity, graph_seed, split)
         rng = stream("kg-instance", family, split, depth, complexity, seed, attempt)
-        try:
-            return BUILDERS[family](graph, rng)
-        except NoInstance:
-            continue
-    raise RuntimeError(f"no {family} instance at D{depth} T{complexity} seed {seed}")
+        return BUILDERS[family](graph, rng)
+
+    def advance(self, answer: Any = None) -> Request | None:
+        """Run the builder on, given the answer to its last request (a failure to answer it
+        is raised in the builder), to its next request; None once the instance is built or
+        the attempts are exhausted. A builder that finds no instance gives way to the next
+        attempt."""
+        while True:
+            try:
+                if self.builder is None:
+                    self.builder = self._next_builder()
+                    return next(self.builder)
+                if isinstance(answer, Exception):
+                    return self.builder.throw(answer)
+                return self.builder.send(answer)
+            except StopIteration as built:
+                self.instance = built.value
+                return None
+            except NoInstance:
+                self.builder = None
+            except Exhausted as exhausted:
+                self.instance = exhausted
+                return None
+
+
+def generate_instances(
+    requests: Iterable[tuple[str, int, int, int]], split: str = "rl", batch_size: int = BATCH_SIZE
+) -> list[KgInstance | Exhausted]:
+    """The instances of requests (family, D, T, seed), each the one `generate_instance`
+    gives (or its Exhausted): drawn side by side, the worlds and abduction problems they ask
+    for solved together (`batch_size` a program)."""
+    drawings = [_Drawing(*request, split) for request in requests]
+    asked = {index: drawing.advance() for index, drawing in enumerate(drawings)}
+    while pending := {index: request for index, request in asked.items() if request is not None}:
+        answers = _answers(list(pending.values()), batch_size)
+        asked = {
+            index: drawings[index].advance(answer)
+            for index, answer in zip(pending, answers, strict=True)
+        }
+    return [drawing.instance for drawing in drawings]  # type: ignore[misc] - all built
+
+
+def _answers(requests: list[Request], batch_size: int) -> list[Any]:
+    """The model of each world and the consistent set of each abduction problem (or the
+    failure), each kind solved in batches."""
+    answers: list[Any] = [None] * len(requests)
+    worlds = [index for index, request in enumerate(requests) if isinstance(request, KgWorld)]
+    problems = [index for index, request in enumerate(requests) if not isinstance(request, KgWorld)]
+    for indices, solve in ((worlds, solve_kg_many), (problems, abduce_many)):
+        found = solve([requests[index] for index in indices], batch_size=batch_size)
+        for index, answer in zip(indices, found, strict=True):
+            answers[index] = answer
+    return answers
+
+
+def generate_instance(
+    family: str, depth: int, complexity: int, seed: int, split: str = "rl"
+) -> KgInstance:
+    """The instance of a family at (D, T) for a seed: drawn from the graphs of seeds derived
+    from it until one carries the family (Exhausted after ATTEMPTS)."""
+    (instance,) = generate_instances([(family, depth, complexity, seed)], split)
+    if isinstance(instance, Exhausted):
+        raise instance
+    return instance
