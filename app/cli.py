@@ -51,6 +51,11 @@ EXAMPLES = {
   argc kg corpus --split pretrain --out pretrain.jsonl
   argc kg corpus --split rl --per-cell 100 --families deductive:3 abductive --out rl.jsonl
   argc kg corpus --split pretrain --shard 0/4 --ray auto --out pretrain-0.jsonl""",
+    "kg solve": """\
+  argc kg solve examples/kg/table9.kg --target ivory_chess_piece --json""",
+    "kg pretrain": """\
+  argc kg pretrain --config train/configs/kg-pretrain-tiny.yaml --corpus corpus.jsonl \\
+      --output-dir runs/kg-pretrain""",
     "kg generate": """\
   argc kg generate --family abductive --depth 6 --complexity 3 --seed 0 --count 100 \\
       --out abd.jsonl
