@@ -88,9 +88,9 @@ def _pretrain_module():
 
 
 def _pretrain(args: argparse.Namespace) -> int:
-    from argc.train.cli import _guarded
+    from argc.train.cli import guarded_command
 
-    return _guarded(_pretrain_module().run)(args)
+    return guarded_command(_pretrain_module().run)(args)
 
 
 def _solve(args: argparse.Namespace) -> int:

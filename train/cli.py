@@ -40,7 +40,7 @@ def register(commands: argparse._SubParsersAction) -> None:
             parser.set_defaults(handler=_missing(module))
             continue
         getattr(module, adder)(parser)
-        run = _guarded(getattr(module, runner))
+        run = guarded_command(getattr(module, runner))
         if name == "train":
             from argc.cluster import add_ray_option
 
@@ -56,7 +56,9 @@ def _load(name: str) -> ModuleType | ModuleNotFoundError:
         return error
 
 
-def _guarded(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+def guarded_command(
+    run: Callable[[argparse.Namespace], int],
+) -> Callable[[argparse.Namespace], int]:
     """The command, answering a training dependency missing at run time like `_missing`."""
 
     def guarded(args: argparse.Namespace) -> int:
