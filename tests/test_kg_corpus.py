@@ -16,7 +16,6 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from test_ray import ray  # noqa: F401 - the local Ray instance, a fixture
 
 from argc.cli import main
 from argc.files import ResumeMismatch
@@ -166,7 +165,7 @@ def test_a_killed_build_leaves_no_output_and_resumes_to_the_same_bytes(tmp_path)
     assert leftovers(tmp_path) == ["rl.jsonl", "whole.jsonl"]
 
 
-def test_a_build_on_ray_gives_the_local_bytes(ray, tiny, tmp_path):  # noqa: F811
+def test_a_build_on_ray_gives_the_local_bytes(ray, tiny, tmp_path):
     out = tmp_path / "ray.jsonl"
     command = ["kg", "corpus", "--split", "pretrain", "--per-cell", "2", "--chunk", "3"]
     assert main([*command, "--ray", "--out", str(out)]) == 0

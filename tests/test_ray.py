@@ -1,14 +1,13 @@
-"""The Ray backend (`argc.cluster`) on a local Ray instance shared by the module: a benchmark
+"""The Ray backend (`argc.cluster`) on the local Ray instance of the test session (the `ray`
+fixture of conftest.py): a benchmark
 subset, its audit and a dataset built as Ray tasks give the local build's bytes, and the pool
 of scoring actors gives the local IsolatedScorer's scores, hostile answers included. Without
 Ray, `--ray` is refused in one line."""
 
 from __future__ import annotations
 
-import shutil
 import socket
 import sys
-import tempfile
 from pathlib import Path
 
 import misbehaving_tasks
@@ -25,30 +24,6 @@ from argc.tasks.isolation import IsolatedScorer, Isolation
 
 TASKS = ("attack", "claim_chain")
 LEVELS = (1, 2)
-
-
-@pytest.fixture(scope="module")
-def ray():
-    """One local Ray instance for the module (starting one takes seconds), which writes only
-    to a temporary folder: its session files (otherwise under /tmp/ray) and its home, where a
-    new local instance keeps the authentication token it generates (`~/.ray/auth_token`)."""
-    ray = pytest.importorskip("ray")
-    # mkdtemp, not tmp_path_factory: Ray's socket paths under the folder must stay short.
-    folder = Path(tempfile.mkdtemp(prefix="argc-ray-"))
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("HOME", str(folder / "home"))
-        ray.init(
-            num_cpus=2,
-            include_dashboard=False,
-            log_to_driver=False,
-            object_store_memory=100 << 20,
-            _temp_dir=str(folder / "tmp"),
-        )
-        try:
-            yield ray
-        finally:
-            ray.shutdown()
-    shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")
