@@ -19,8 +19,8 @@ Seven tasks (`--tasks`), each printed as a Markdown table on stdout (progress go
 6. startup: `argc check FILE` against an equivalent PyArg script, both as whole processes,
    alternating (`startup.py`);
 7. scoring: constructive verifications per second per core on GRPO-like groups of
-   references and of wrong answers, one by one, grouped and in a scoring worker
-   (`scoring.py`).
+   references and of wrong answers, one by one, grouped, pooled (several groups at once) and
+   in a scoring worker (`scoring.py`).
 
 Every measurement, argc's and PyArg's, runs in a forked subprocess (clingo interns symbols
 for the life of a process, so a large theory would slow down every later argc call made in

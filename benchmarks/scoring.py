@@ -7,12 +7,14 @@ For every constructive task, instances at several levels under the four ordering
 a group of G answers: either G copies of the reference answer (what a trained policy writes;
 identical answers are solved once per group) or G realistic wrong or partial answers (the
 reference with a line dropped, one line too many, the lines of another instance, an
-unreadable line, the reference itself once). Three ways of scoring them are timed in one run:
+unreadable line, the reference itself once). Four ways of scoring them are timed in one run:
 
 - one by one: `argc.tasks.score(instance, response)` per answer, in this process;
 - grouped: `argc.tasks.score_group(instance, responses)` per group, in this process;
+- pooled: `argc.tasks.score_groups(groups)`, every group of the task in one call (a GRPO batch
+  of several prompts), in this process;
 - isolated: `IsolatedScorer(workers=1).score_many(pairs)`, i.e. the rewards' path: the groups
-  scored by one worker process (one core) with its memory cap and deadline.
+  sent to one worker process (one core, with its memory cap and deadline) several per request.
 
 In-process rates are answers per CPU second of this process; the isolated rate is answers per
 wall second of its single worker (the caller only waits). Scores are checked to be equal
@@ -28,7 +30,7 @@ import time
 from collections.abc import Callable
 
 from argc.dsl.ir import ORDERINGS
-from argc.tasks import Instance, generate, score, score_group
+from argc.tasks import Instance, generate, score, score_group, score_groups
 from argc.tasks.isolation import IsolatedScorer
 
 CONSTRUCTIVE = ("counter_argument", "preference_construction", "defence", "attack")
@@ -73,22 +75,24 @@ def _cpu(work: Callable[[], list]) -> tuple[float, list]:
 
 
 def measure(groups: list[tuple[Instance, list[str]]]) -> dict[str, float]:
-    """Answers per second per core, one by one, grouped and isolated."""
+    """Answers per second per core, one by one, grouped, pooled and isolated."""
     answers = sum(len(responses) for _, responses in groups)
     one, single = _cpu(lambda: [score(i, r) for i, responses in groups for r in responses])
     grouped, together = _cpu(lambda: [s for i, rs in groups for s in score_group(i, rs)])
+    pooled, batch = _cpu(lambda: [s for found in score_groups(groups) for s in found])
     pairs = [(i, r) for i, responses in groups for r in responses]
     with IsolatedScorer(workers=1) as pool:
         pool.score(*pairs[0])  # start the worker before the clock
         started = time.perf_counter()
         isolated = pool.score_many(pairs)
         wall = time.perf_counter() - started
-    if not single == together == isolated:
-        raise AssertionError("the three ways of scoring disagree")
+    if not single == together == batch == isolated:
+        raise AssertionError("the ways of scoring disagree")
     return {
         "n": answers,
         "one by one": answers / one,
         "grouped": answers / grouped,
+        "pooled": answers / pooled,
         "isolated": answers / wall,
         "success": sum(s.success for s in single) / answers,
     }
@@ -111,11 +115,12 @@ def scoring_rows(
 
 def scoring_table(rows: list[dict]) -> str:
     """Answers per second per core, as a Markdown table."""
-    header = ["task", "answers", "n", "success", "one by one /s", "grouped /s", "isolated /s"]
+    ways = ("one by one", "grouped", "pooled", "isolated")
+    header = ["task", "answers", "n", "success", *(f"{way} /s" for way in ways)]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for row in rows:
         cells = [row["task"], row["kind"], str(row["n"]), f"{row['success']:.0%}"]
-        cells += [f"{row[way]:.0f}" for way in ("one by one", "grouped", "isolated")]
+        cells += [f"{row[way]:.0f}" for way in ways]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 

@@ -27,6 +27,7 @@ from argc.tasks.framework import (
     register,
     score,
     score_group,
+    score_groups,
     suite_tasks,
 )
 from argc.tasks.kg import scoring  # noqa: F401  (the KG task families)
@@ -45,5 +46,6 @@ __all__ = [
     "register",
     "score",
     "score_group",
+    "score_groups",
     "suite_tasks",
 ]

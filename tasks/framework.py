@@ -144,6 +144,12 @@ class Scorer(ABC):
         solves a theory per answer override this to solve them together."""
         return [self.score_answer(instance, answer) for answer in answers]
 
+    def score_groups(self, groups: Sequence[tuple[Instance, Sequence[str]]]) -> list[list[Score]]:
+        """Scores of the answers of several groups (instances of this task, e.g. the prompts
+        of one GRPO batch). Tasks whose scorer solves a theory per answer override this to
+        solve the theories of every group together."""
+        return [self.score_answers(instance, answers) for instance, answers in groups]
+
     def parameters(self, level: int) -> dict[str, Any]:
         """The curriculum parameters of a level (documented in docs/curriculum.md)."""
         return {}
@@ -338,6 +344,39 @@ def score_group(instance: Instance, responses: Sequence[str]) -> list[Score]:
     """Score several untrusted responses to one instance at once (the task solves their
     theories together where it can): never raises; a response without <answer> scores 0,
     and an answer that breaks the group's scoring is scored alone."""
+    scores, answers = _answers(instance, responses)
+    found = _guarded(instance, [answer for _, answer in answers])
+    if found is None:  # the group failed as a whole: each answer alone, failing alone
+        found = [_guarded(instance, [answer])[0] for _, answer in answers]
+    return _filled(scores, answers, found)
+
+
+def score_groups(groups: Sequence[tuple[Instance, Sequence[str]]]) -> list[list[Score]]:
+    """Score the responses of several groups (a GRPO batch: the completions of several
+    prompts) at once: the theories of all answers to instances of one task are solved
+    together where the task can. Never raises; the scores are those `score_group` gives
+    each group, to which groups fall back when their joint scoring fails."""
+    prepared = [_answers(instance, responses) for instance, responses in groups]
+    by_task: dict[str, list[int]] = {}
+    for index, (instance, _) in enumerate(groups):
+        by_task.setdefault(instance.task, []).append(index)
+    found: list[list[Score] | None] = [None] * len(groups)
+    for task, indices in by_task.items():
+        jobs = [(groups[k][0], [answer for _, answer in prepared[k][1]]) for k in indices]
+        pooled = _pooled(task, jobs) if len(indices) > 1 else None
+        for position, k in enumerate(indices):
+            if pooled is None:
+                found[k] = score_group(*groups[k])
+            else:
+                found[k] = _filled(*prepared[k], pooled[position])
+    return found  # type: ignore[return-value]
+
+
+def _answers(
+    instance: Instance, responses: Sequence[str]
+) -> tuple[list[Score | None], list[tuple[int, str]]]:
+    """Each response's answer with its index, and the zero Score of each response that has
+    no <answer> region (None in the others' places)."""
     scores: list[Score | None] = [None] * len(responses)
     answers: list[tuple[int, str]] = []
     tagged = instance.task not in REGISTRY or REGISTRY[instance.task].tagged
@@ -347,12 +386,31 @@ def score_group(instance: Instance, responses: Sequence[str]) -> list[Score]:
             scores[index] = Score(0.0, False, "no <answer>...</answer> region")
         else:
             answers.append((index, answer))
-    found = _guarded(instance, [answer for _, answer in answers])
-    if found is None:  # the group failed as a whole: each answer alone, failing alone
-        found = [_guarded(instance, [answer])[0] for _, answer in answers]
+    return scores, answers
+
+
+def _filled(
+    scores: list[Score | None], answers: list[tuple[int, str]], found: Sequence[Score]
+) -> list[Score]:
+    """`scores` with the answers' scores in their places."""
+    scores = list(scores)
     for (index, _), result in zip(answers, found, strict=True):
         scores[index] = result
     return scores  # type: ignore[return-value]
+
+
+def _pooled(task: str, groups: list[tuple[Instance, list[str]]]) -> list[list[Score]] | None:
+    """The task's scores of several groups scored together; None when that fails (or a
+    scorer answers with the wrong number of scores), so that each group is scored alone."""
+    try:
+        found = get_task(task).score_groups(groups)
+    except Exception:  # noqa: BLE001 - each group is then scored alone, failing alone
+        return None
+    if len(found) != len(groups) or any(
+        len(scores) != len(answers) for scores, (_, answers) in zip(found, groups, strict=True)
+    ):
+        return None
+    return list(found)
 
 
 def _guarded(instance: Instance, answers: list[str]) -> list[Score] | None:

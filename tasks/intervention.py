@@ -603,6 +603,9 @@ class InterventionTask(Task):
     def score_answers(self, instance: Instance, answers: Sequence[str]) -> list[Score]:
         return score_interventions(instance, answers)
 
+    def score_groups(self, groups: Sequence[tuple[Instance, Sequence[str]]]) -> list[list[Score]]:
+        return score_intervention_groups(groups)
+
 
 def objective(target: dict[str, Any]) -> str:
     """What the intervention must achieve: each goal with its status before."""
@@ -657,18 +660,33 @@ def score_interventions(instance: Instance, answers: Sequence[str]) -> list[Scor
     consistent failure: 0.25 × the average progress over the goals. Zero for unreadable
     answers, answers of more than 2m directives, and inconsistent results. The theories the
     answers make are solved together (identical ones once), each within the scoring limits."""
-    prepared = [_executable(instance, answer) for answer in answers]
-    theories = list(dict.fromkeys(p.theory for p in prepared if isinstance(p, _Executable)))
-    solved = dict(
-        zip(
-            theories,
-            solve_many(theories, ordering=instance.strength, limits=SCORING_LIMITS),
-            strict=True,
-        )
-    )
+    return score_intervention_groups([(instance, answers)])[0]
+
+
+def score_intervention_groups(
+    groups: Sequence[tuple[Instance, Sequence[str]]],
+) -> list[list[Score]]:
+    """`score_interventions` of several groups (instances and their answers), the theories
+    of all answers solved together: in batches per ordering, identical theories once."""
+    prepared = [
+        [_executable(instance, answer) for answer in answers] for instance, answers in groups
+    ]
+    wanted: dict[Ordering, dict[Theory, None]] = {}
+    for (instance, _), items in zip(groups, prepared, strict=True):
+        theories = wanted.setdefault(instance.strength, {})
+        theories.update((p.theory, None) for p in items if isinstance(p, _Executable))
+    solved: dict[tuple[Ordering, Theory], Solution | LimitExceeded] = {}
+    for ordering, theories in wanted.items():
+        found = solve_many(list(theories), ordering=ordering, limits=SCORING_LIMITS)
+        solved.update(zip(((ordering, theory) for theory in theories), found, strict=True))
     return [
-        _executed(instance, p, solved[p.theory]) if isinstance(p, _Executable) else p
-        for p in prepared
+        [
+            _executed(instance, p, solved[instance.strength, p.theory])
+            if isinstance(p, _Executable)
+            else p
+            for p in items
+        ]
+        for (instance, _), items in zip(groups, prepared, strict=True)
     ]
 
 

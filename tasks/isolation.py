@@ -4,10 +4,11 @@ wall-clock deadline (scoring it 0 with the reason) and starts a fresh one when n
 
 The engine's limits (tasks' SCORING_LIMITS) stop almost every hostile answer inside the worker
 within its time limit; the deadline and the memory cap hold whatever gets past them. Workers
-speak JSON lines over pipes: `{"instance": record, "responses": [text, ...]}` in, the scores
-out. The responses to one instance (a GRPO group) go to a worker together, which solves their
-theories in one batch; a group that breaks its worker is scored again one answer at a time,
-so that only the answer at fault scores 0.
+speak JSON lines over pipes: `{"groups": [{"instance": record, "responses": [text, ...]}, ...]}`
+in, the scores of each group out. The responses to one instance (a GRPO group) go to a worker
+together, and `score_many` sends several groups (the prompts of a GRPO batch) per request, whose
+theories the worker solves in batches; a request that breaks its worker is scored again group
+by group, and a group one answer at a time, so that only the answer at fault scores 0.
 
     scorer = IsolatedScorer(workers=2)
     scorer.score(instance, response)           # Score(native, success, reason)
@@ -34,8 +35,13 @@ from argc.tasks.framework import SCORING_LIMITS, Instance, Score, loaded_task_fi
 
 #: Time for a worker to start (import the engine and the tasks) before it counts as broken.
 START_SECONDS = 120.0
-#: Bytes of a worker's reply at most (a score is a few hundred bytes).
-MAX_REPLY_BYTES = 1 << 20
+#: Bytes of a worker's reply at most (a score is a few hundred bytes; a request has a few
+#: dozen responses).
+MAX_REPLY_BYTES = 1 << 24
+#: Responses per request to a worker in `score_many`: enough groups for the theories of
+#: their answers to be solved in full batches, few enough that a request that breaks its
+#: worker costs little to score again group by group.
+POOLED_RESPONSES = 64
 
 
 @dataclass(frozen=True)
@@ -66,34 +72,45 @@ class ScoringWorker:
 
     def score(self, instance: Instance, response: str) -> Score:
         """The worker's score, or 0 with the reason when it does not answer in time."""
-        return self.score_group(instance, [response])[0]
+        return self.score_groups([(instance, [response])])[0][0]
 
-    def score_group(self, instance: Instance, responses: Sequence[str]) -> list[Score]:
-        """The worker's scores of responses to one instance, or 0 for each with the reason
-        when it does not answer in time (the deadline grows with the group: its batch may be
-        solved again one theory at a time)."""
+    def score_groups(self, groups: Sequence[tuple[Instance, Sequence[str]]]) -> list[list[Score]]:
+        """The worker's scores of groups of responses (each to one instance), or 0 for each
+        with the reason when it does not answer in time (the deadline grows with the number
+        of responses: their batches may be solved again one theory at a time)."""
+        count = sum(len(responses) for _, responses in groups)
+
+        def failed(failure: Score) -> list[list[Score]]:
+            return [[failure] * len(responses) for _, responses in groups]
+
         if self.process is None or self.scored >= self.isolation.recycle_after:
             self.close()
             try:
                 self._start()
             except _Broken as error:
-                failure = Score(0.0, False, f"scorer error: cannot start a scoring worker: {error}")
-                return [failure] * len(responses)
-        request = {"instance": instance.record(), "responses": list(responses)}
-        seconds = self.isolation.seconds * (1 if len(responses) == 1 else len(responses) + 1)
+                return failed(
+                    Score(0.0, False, f"scorer error: cannot start a scoring worker: {error}")
+                )
+        request = {
+            "groups": [
+                {"instance": instance.record(), "responses": list(responses)}
+                for instance, responses in groups
+            ]
+        }
+        seconds = self.isolation.seconds * (1 if count == 1 else count + 1)
         try:
             self._send(request)
             reply = self._receive(seconds)
             if "error" in reply:  # the request was refused, the worker is fine
-                return [_from_reply(reply["error"])] * len(responses)
-            scores = [_from_reply(item) for item in reply["scores"]]
-            if len(scores) != len(responses):
+                return failed(_from_reply(reply["error"]))
+            scores = [[_from_reply(item) for item in group] for group in reply["groups"]]
+            if [len(group) for group in scores] != [len(responses) for _, responses in groups]:
                 raise _Broken("scorer error: the worker's reply has the wrong number of scores")
         except (_Broken, KeyError, TypeError) as error:
             self.close()
             reason = str(error) if isinstance(error, _Broken) else "scorer error: bad reply"
-            return [Score(0.0, False, reason)] * len(responses)
-        self.scored += len(responses)
+            return failed(Score(0.0, False, reason))
+        self.scored += count
         return scores
 
     def close(self) -> None:
@@ -203,35 +220,61 @@ class IsolatedScorer:
         """Scores of responses to one instance, solved together by one worker; when the
         group breaks its worker (past the deadline, out of memory), each response is scored
         again alone."""
+        return self.score_groups([(instance, responses)])[0]
+
+    def score_groups(self, groups: Sequence[tuple[Instance, Sequence[str]]]) -> list[list[Score]]:
+        """Scores of several groups, solved together by one worker; when they break the
+        worker (past the deadline, out of memory), each group is scored again on its own,
+        and a group of one instance answer by answer, so that only the answer at fault
+        scores 0."""
         worker = self._idle.get()
         try:
-            scores = worker.score_group(instance, responses)
+            scores = worker.score_groups(groups)
             broke = worker.process is None
         finally:
             self._idle.put(worker)
-        if len(responses) > 1 and broke:
-            return [self.score(instance, response) for response in responses]
+        if not broke:
+            return scores
+        if len(groups) > 1:
+            return [self.score_group(instance, responses) for instance, responses in groups]
+        instance, responses = groups[0]
+        if len(responses) > 1:
+            return [[self.score(instance, response) for response in responses]]
         return scores
 
     def score_many(self, pairs: Sequence[tuple[Instance, str]]) -> list[Score]:
-        """Scores in the order of `pairs`: the responses to one instance as a group, the
-        groups computed by all workers at once."""
+        """Scores in the order of `pairs`: the responses to one instance form a group, and
+        the groups are shared out among the workers in requests of about
+        `POOLED_RESPONSES` responses, each solved together by one worker (the largest
+        groups first, each to the request with the fewest responses so far)."""
         groups: dict[str, list[int]] = {}
         for index, (instance, _) in enumerate(pairs):
             groups.setdefault(instance.to_json(), []).append(index)
+        requests: list[list[list[int]]] = [
+            [] for _ in range(max(self.workers, -(-len(pairs) // POOLED_RESPONSES)))
+        ]
+        sizes = [0] * len(requests)
+        for indices in sorted(groups.values(), key=len, reverse=True):
+            smallest = sizes.index(min(sizes))
+            requests[smallest].append(indices)
+            sizes[smallest] += len(indices)
+        requests = [request for request in requests if request]
 
-        def scored(indices: list[int]) -> list[Score]:
-            return self.score_group(pairs[indices[0]][0], [pairs[i][1] for i in indices])
+        def scored(request: list[list[int]]) -> list[list[Score]]:
+            return self.score_groups(
+                [(pairs[indices[0]][0], [pairs[i][1] for i in indices]) for indices in request]
+            )
 
-        if self.workers == 1 or len(groups) < 2:
-            found = [scored(indices) for indices in groups.values()]
+        if self.workers == 1 or len(requests) < 2:
+            found = [scored(request) for request in requests]
         else:
             with ThreadPoolExecutor(self.workers) as pool:
-                found = list(pool.map(scored, groups.values()))
+                found = list(pool.map(scored, requests))
         scores: list[Score | None] = [None] * len(pairs)
-        for indices, group in zip(groups.values(), found, strict=True):
-            for index, result in zip(indices, group, strict=True):
-                scores[index] = result
+        for request, results in zip(requests, found, strict=True):
+            for indices, group in zip(request, results, strict=True):
+                for index, result in zip(indices, group, strict=True):
+                    scores[index] = result
         return scores  # type: ignore[return-value]
 
     def close(self) -> None:
@@ -324,7 +367,7 @@ def _serve(arguments: Sequence[str]) -> int:
     import argparse
 
     from argc.compiler.guard import cap_memory
-    from argc.tasks import score_group
+    from argc.tasks import score_groups
     from argc.tasks.framework import load_tasks
 
     parser = argparse.ArgumentParser(prog="python -m argc.tasks.isolation")
@@ -346,10 +389,15 @@ def _serve(arguments: Sequence[str]) -> int:
     out.flush()
     for line in sys.stdin:
         try:
-            request = json.loads(line)
-            responses = [str(response) for response in request["responses"]]
-            results = score_group(Instance.from_record(request["instance"]), responses)
-            reply = {"scores": [_to_reply(result) for result in results]}
+            groups = [
+                (
+                    Instance.from_record(group["instance"]),
+                    [str(response) for response in group["responses"]],
+                )
+                for group in json.loads(line)["groups"]
+            ]
+            results = score_groups(groups)
+            reply = {"groups": [[_to_reply(result) for result in group] for group in results]}
         except Exception as error:  # noqa: BLE001 - a malformed request scores 0
             result = Score(0.0, False, f"scorer error: {type(error).__name__}: {error}")
             reply = {"error": _to_reply(result)}

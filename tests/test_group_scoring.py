@@ -1,6 +1,7 @@
-"""Group scoring (the G completions of one GRPO prompt): the same scores as one answer at a
-time, identical answers solved once, and a group that breaks its worker scored again answer by
-answer so that only the answer at fault scores 0."""
+"""Group scoring (the G completions of one GRPO prompt) and pooled scoring (the groups of
+several prompts at once): the same scores as one answer at a time, identical answers solved
+once, and a request or group that breaks its worker scored again group by group, then answer
+by answer, so that only the answer at fault scores 0."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ import time
 import pytest
 
 from argc.dsl.ir import ORDERINGS
-from argc.tasks import generate, score, score_group
+from argc.tasks import REGISTRY, generate, isolation, score, score_group, score_groups
+from argc.tasks import intervention as intervention_tasks
 from argc.tasks.isolation import IsolatedScorer, Isolation
 
 CONSTRUCTIVE = ("counter_argument", "preference_construction", "defence", "attack")
@@ -84,3 +86,81 @@ def test_a_group_past_the_deadline_fails_only_where_the_answer_loops(misbehaving
         assert time.monotonic() - started < 1 * 3 + 1 + 3  # the group, then the loop alone
     assert "stopped after more than 1 s" in scores[0].reason
     assert scores[1].reason == "scored"
+
+
+def mixed_batch(rng: random.Random) -> list[tuple]:
+    """Groups to instances of every constructive task at two levels and two orderings, a
+    non-constructive task, and a group with no answer region at all."""
+    groups = [
+        (instance, responses_for(instance, rng))
+        for task in CONSTRUCTIVE
+        for level, ordering in ((3, ORDERINGS[0]), (11, ORDERINGS[2]))
+        for instance in [generate(task, level, ordering, 5)]
+    ]
+    status = generate("status_query", 2, ORDERINGS[1], 4)
+    groups.append((status, [f"<answer>{status.reference}</answer>", "<answer>x</answer>"]))
+    groups.append((groups[0][0], ["no region", "none either"]))
+    rng.shuffle(groups)
+    return groups
+
+
+def test_pooled_groups_score_as_each_group_alone():
+    groups = mixed_batch(random.Random(1))
+    assert score_groups(groups) == [score_group(*group) for group in groups]
+    assert score_groups([]) == []
+
+
+def test_pooled_groups_share_one_solve_per_ordering(monkeypatch):
+    calls = []
+    solve_many = intervention_tasks.solve_many
+
+    def counted(theories, **options):
+        calls.append(len(theories))
+        return solve_many(theories, **options)
+
+    monkeypatch.setattr(intervention_tasks, "solve_many", counted)
+    rng = random.Random(2)
+    instances = [generate("defence", level, ORDERINGS[3], 2) for level in (2, 5, 9)]
+    groups = [(instance, responses_for(instance, rng)) for instance in instances]
+    score_groups(groups)
+    assert len(calls) == 1 and calls[0] > len(groups)
+
+
+@pytest.mark.parametrize("failure", ["raises", "miscounts"])
+def test_a_batch_whose_joint_scoring_fails_falls_back_to_groups(monkeypatch, failure):
+    groups = mixed_batch(random.Random(3))
+    expected = [score_group(*group) for group in groups]
+
+    def broken(self, groups):
+        if failure == "raises":
+            raise RuntimeError("broken pooling")
+        return [[] for _ in groups]
+
+    monkeypatch.setattr(type(REGISTRY["attack"]), "score_groups", broken)
+    assert score_groups(groups) == expected
+
+
+def test_requests_of_several_groups_keep_the_order_of_pairs(monkeypatch):
+    monkeypatch.setattr(isolation, "POOLED_RESPONSES", 5)
+    rng = random.Random(4)
+    pairs = [(instance, r) for instance, responses in mixed_batch(rng) for r in responses]
+    rng.shuffle(pairs)
+    with IsolatedScorer(workers=1) as pool:
+        assert pool.score_many(pairs) == [score(*pair) for pair in pairs]
+
+
+def test_a_request_that_kills_its_worker_is_scored_again_group_by_group(misbehaving):
+    from misbehaving_tasks import endless
+
+    path, first = misbehaving
+    second = endless(1)
+    pairs = [
+        (first, "<answer>fine</answer>"),
+        (second, "<answer>fine</answer>"),
+        (first, "<answer>die</answer>"),
+        (second, "<answer>fine</answer>"),
+    ]
+    with IsolatedScorer(load=[str(path)]) as pool:
+        scores = pool.score_many(pairs)
+    assert [result.reason for result in scores] == ["scored", "scored", scores[2].reason, "scored"]
+    assert "died (exit code 3)" in scores[2].reason
