@@ -15,7 +15,7 @@ from argc.compiler.control import Budget, LimitExceeded, Limits, Session, check_
 from argc.compiler.encodings import SEMANTICS_ENCODINGS, program_encodings
 from argc.compiler.facts import literal_term, theory_facts
 from argc.compiler.reasoning import MAXIMAL_SETS, Outcome, Question, Verdicts, reason
-from argc.compiler.solution import STATUSES, Argument, Attack, Solution
+from argc.compiler.solution import Argument, Attack, Solution
 from argc.dsl.ir import Literal, Ordering, Theory
 
 
@@ -103,11 +103,14 @@ class _Reader:
         return frozenset(self.literal(symbol) for symbol in symbols)
 
     def statuses(self) -> dict[Literal, str]:
+        """The status of every claim, in the order of the claims' text. The three statuses
+        partition the claims (statuses.lp), so the overruled ones are those neither justified
+        nor undecided, and their atoms need not be read."""
         found = {}
-        for status in STATUSES:
+        for status in ("justified", "undecided"):
             for (symbol,) in self.model.rows(status, 1):
                 found[self.literal(symbol)] = status
-        return dict(sorted(found.items(), key=lambda item: str(item[0])))
+        return {claim: found.get(claim, "overruled") for claim in self.literals.values()}
 
     def firsts(self, predicate: str) -> frozenset[clingo.Symbol]:
         """The first arguments of a unary predicate's atoms."""

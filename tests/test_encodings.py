@@ -8,7 +8,7 @@ from random_theories import random_theory
 
 from argc.compiler.control import Limits, Session
 from argc.compiler.encodings import program_encodings
-from argc.compiler.facts import theory_facts
+from argc.compiler.facts import literal_term, theory_facts
 from argc.dsl.ir import PRINCIPLES, READINGS, SET_COMPARISONS, Ordering
 
 ORDERINGS = [
@@ -29,3 +29,12 @@ def test_grounding_decides_everything_up_to_the_statuses(ordering: Ordering) -> 
         session.ground([("base", theory_facts(theory))])
         assert session.undecided_atoms() == [], f"seed {seed}\n{theory.to_text()}"
         assert session.atoms("arg", 1) or not (theory.axioms or theory.premises)
+        claims = {str(atom.arguments[0]) for atom in session.atoms("claim", 1)}
+        assert claims == {literal_term(claim) for claim in theory.claims()}
+        labelled = [
+            str(symbol)
+            for status in ("justified", "overruled", "undecided")
+            for (symbol,) in (atom.arguments for atom in session.atoms(status, 1))
+        ]
+        # The statuses partition the claims (the reader infers the overruled ones from it).
+        assert sorted(labelled) == sorted(claims), f"seed {seed}\n{theory.to_text()}"
