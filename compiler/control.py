@@ -176,7 +176,7 @@ class Budget:
         them out."""
         attackers = self.concluding.get(literal, [])
         if attackers:
-            self.attacks += len(attackers) * len(self._containing(attacked.number))
+            self.attacks += len(attackers) * len(self.containers(attacked.number))
             if self.attacks > self.limits.attacks:
                 self._fail(
                     f"the theory has more than {self.limits.attacks:,} attacks on sub-arguments"
@@ -198,7 +198,7 @@ class Budget:
         """`C = @containing(B)`: the arguments that contain the attacked argument B (B
         included), walked up from B over the numbering."""
         self._tick()
-        return self._containing(attacked.number)
+        return self.containers(attacked.number)
 
     def _record_subs(self, structure: clingo.Symbol) -> list[int]:
         """Count the sub-arguments of a new argument (with repetition) against the limit and
@@ -220,7 +220,7 @@ class Budget:
             )
         return subs
 
-    def _containing(self, number: int) -> list[clingo.Symbol]:
+    def containers(self, number: int) -> list[clingo.Symbol]:
         """The arguments that contain argument `number` (itself included), as numbers."""
         found = self.above.get(number)
         if found is None:
@@ -236,10 +236,10 @@ class Budget:
 
 
 _NUMBERS = re.compile(r"\d+")
-#: A lower bound on the grounder's time per attack on a sub-argument once the attacks are
-#: counted (each becomes an attack/4 atom and, through defeats, more): a fast machine spells
-#: out about a million a second. Used to stop at once a theory whose counted attacks cannot
-#: be worked out before the deadline.
+#: A lower bound on the time per attack on a sub-argument once the attacks are counted (each
+#: is an attack/4 atom for a query and, through defeats, a defeat/2 atom for the semantics
+#: that search): a fast machine spells out about a million a second. Used to stop at once a
+#: theory whose counted attacks cannot be worked out before the deadline.
 _SECONDS_PER_ATTACK = 1e-6
 _ONE, _ZERO = clingo.Number(1), clingo.Number(0)
 

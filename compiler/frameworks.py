@@ -37,6 +37,12 @@ def framework_session(framework: Framework, semantics: str, limits: Limits) -> S
     number = {name: index for index, name in enumerate(framework.arguments, 1)}
     facts = [f"arg(1..{len(number)}).", "#show in/1.", "#show in_range/1."]
     facts += [f"defeat({number[a]},{number[b]})." for a, b in framework.attacks]
+    # grounded.lp reads defeats on sub-arguments: here every argument is its own only one.
+    facts += [
+        "inside(A, A) :- arg(A).",
+        "defeats_on(A, B) :- defeat(A, B).",
+        "struck(B) :- defeat(_, B).",
+    ]
     session = Session(limits, maximal_sets=semantics in MAXIMAL_SETS)
     session.load(("grounded", *SEMANTICS_ENCODINGS[semantics]))
     session.ground([("base", "\n".join(facts))])

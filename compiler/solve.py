@@ -83,6 +83,18 @@ class _Reader:
         names = self.names
         return sorted((names[a], names[b]) for a, b in self.model.rows(predicate, 2))
 
+    def defeats(self) -> list[tuple[str, str]]:
+        """Defeats on whole arguments: each defeat on a sub-argument defeats every argument
+        containing it (the rule of defeat.lp's part `defeats`, applied here from the
+        numbering instead of being grounded)."""
+        names, budget = self.names, self.model.budget
+        found = {
+            (names[attacker], names[container])
+            for attacker, attacked in self.model.rows("defeats_on", 2)
+            for container in budget.containers(attacked.number)
+        }
+        return sorted(found)
+
     def direct_attacks(self) -> list[Attack]:
         names = self.names
         succeeded = set(self.pairs("defeats_on"))
@@ -156,7 +168,7 @@ class _ModelSource:
 
     def defeats(self) -> tuple[tuple[str, str], ...]:
         self.arguments()
-        return tuple(self.reader.pairs("defeat"))
+        return tuple(self.reader.defeats())
 
     def grounded(self) -> frozenset[str]:
         names = self.names
@@ -207,11 +219,12 @@ def _solve(
     session = Session(limits, maximal_sets=semantics in MAXIMAL_SETS)
     if semantics == "grounded":
         session.load(program_encodings(ordering, semantics))
-        shows = ""
+        parts = [("base", theory_facts(theory))]
     else:
         session.load((*program_encodings(ordering, semantics), "concluded"))
         shows = "#show in/1. #show in_range/1. #show concluded/1."
-    session.ground([("base", theory_facts(theory) + shows)])
+        parts = [("base", theory_facts(theory) + shows), ("defeats", "")]
+    session.ground(parts)
     grounded_at = time.perf_counter()
 
     reader = _Reader(_SessionView(session), theory)
@@ -353,7 +366,7 @@ def query(
     session, reader, solution = _solve(theory, ordering, "grounded", limits)
     solution.arguments  # noqa: B018 - numbers the arguments' names
     names = "".join(f'argument_name({number},"{name}").\n' for number, name in reader.names.items())
-    session.ground([("query", names), ("query", program)])
+    session.ground([("defeats", ""), ("query", names), ("query", program)])
     session.control.configuration.solve.models = 1
     models = session.models(lambda model: frozenset(model.symbols(shown=True)), what="models")
     if not models:

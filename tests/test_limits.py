@@ -106,6 +106,7 @@ def test_counted_attacks_are_the_attacks_on_sub_arguments(seed):
     arguments are numbered (and counted against the argument limit)."""
     theory = random_theory(seed)
     session, _reader, solution = _solve(theory, Ordering(), "grounded", None)
+    session.ground([("query", "")])
     assert session.budget.attacks == len(session.atoms("attack", 4))
     assert len(session.budget.structures) == len(solution.arguments)
 
