@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from random_theories import random_theory
 
 from argc.cli import main
 from argc.compiler import query
@@ -64,3 +65,14 @@ def test_cli_query(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     program.write_text("p(X) :- q(.\n", encoding="utf-8")
     assert main(["query", str(theory), str(program)]) == 2
     assert f"{program}:1:" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_defeats_expanded_from_the_numbering_are_the_defeat_relation(seed):
+    """Solution.defeats (defeats on sub-arguments expanded in Python) equals defeat/2 as the
+    part `defeats` grounds it for a query."""
+    theory = random_theory(seed)
+    result = query(theory, "#show defeat/2.")
+    names = result.solution.source.names
+    grounded = sorted((names[a], names[b]) for a, b in (s.arguments for s in result.shown))
+    assert list(result.solution.defeats) == grounded
