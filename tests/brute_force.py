@@ -44,7 +44,8 @@ def extensions(framework: Framework, semantics: str) -> set[frozenset[str]]:
         return s | defeated_by(s)
 
     def range_maximal(sets: list[frozenset[str]]) -> set[frozenset[str]]:
-        return {s for s in sets if not any(range_of(s) < range_of(t) for t in sets)}
+        ranges = {s: range_of(s) for s in sets}
+        return {s for s in sets if not any(ranges[s] < other for other in ranges.values())}
 
     def largest_admissible_within(bound: frozenset[str]) -> set[frozenset[str]]:
         return _maximal([s for s in all_sets if s <= bound and admissible(s)])

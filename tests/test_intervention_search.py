@@ -13,7 +13,7 @@ from itertools import combinations
 import pytest
 from random_theories import random_theory
 
-from argc.compiler import solve
+from argc.compiler import LimitExceeded, solve, solve_many
 from argc.compiler.intervention import fewest_additions
 from argc.compiler.solution import STATUSES
 from argc.dsl.errors import ArgcError
@@ -36,14 +36,36 @@ SEEDS = range(40)
 Goals = Mapping[Literal, str]
 
 
+def reaching(
+    theory: Theory, subsets: Sequence[Sequence[Directive]], goals: Goals, ordering: Ordering
+) -> list[bool]:
+    """For each subset, whether adding it makes a valid theory that is consistent and meets
+    every goal (the valid ones solved in batches)."""
+    extended: dict[int, Theory] = {}
+    for index, chosen in enumerate(subsets):
+        try:
+            extended[index] = theory.apply(chosen)
+        except ArgcError:
+            continue
+    solved = dict(
+        zip(extended, solve_many(list(extended.values()), ordering=ordering), strict=True)
+    )
+    found = []
+    for index in range(len(subsets)):
+        solution = solved.get(index)
+        if isinstance(solution, LimitExceeded):
+            raise solution
+        found.append(
+            solution is not None
+            and solution.consistent
+            and all(solution.status(g) == s for g, s in goals.items())
+        )
+    return found
+
+
 def reaches(theory: Theory, chosen: Sequence[Directive], goals: Goals, ordering: Ordering) -> bool:
     """Whether adding `chosen` makes a valid theory that is consistent and meets every goal."""
-    try:
-        extended = theory.apply(chosen)
-    except ArgcError:
-        return False
-    solution = solve(extended, ordering=ordering)
-    return solution.consistent and all(solution.status(g) == s for g, s in goals.items())
+    return reaching(theory, [chosen], goals, ordering)[0]
 
 
 def brute_minimum(
@@ -51,9 +73,8 @@ def brute_minimum(
 ) -> int | None:
     """The fewest candidates (at most `most`) that reach the goals, by trying every subset."""
     for size in range(most + 1):
-        for chosen in combinations(candidates, size):
-            if reaches(theory, chosen, goals, ordering):
-                return size
+        if any(reaching(theory, list(combinations(candidates, size)), goals, ordering)):
+            return size
     return None
 
 
