@@ -246,11 +246,11 @@ _ONE, _ZERO = clingo.Number(1), clingo.Number(0)
 
 @cache
 def parsed_encoding(name: str) -> tuple[ast.AST, ...]:
-    """The statements of `asp/<name>.lp`, parsed once per process (shared by every Control
-    that loads the encoding, and by batches, which rewrite them)."""
+    """The statements of `asp/<name>.lp` without its comments, parsed once per process
+    (shared by every Control that loads the encoding, and by batches, which rewrite them)."""
     statements: list[ast.AST] = []
     ast.parse_string(encoding_text(name), statements.append)
-    return tuple(statements)
+    return tuple(s for s in statements if s.ast_type != ast.ASTType.Comment)
 
 
 def check_program(text: str) -> None:
