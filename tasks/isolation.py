@@ -42,6 +42,12 @@ MAX_REPLY_BYTES = 1 << 24
 #: their answers to be solved in full batches, few enough that a request that breaks its
 #: worker costs little to score again group by group.
 POOLED_RESPONSES = 64
+#: Per-answer deadlines a request of several answers gets before its worker is killed and the
+#: request scored again in parts (groups, then answers, each with its own deadline). Answers
+#: take milliseconds, so a request reaches it only through an answer that hangs (then found
+#: within a few deadlines, however many answers share its request) or through many answers
+#: near the time limit (then scored in parts, correctly, a few deadlines later).
+REQUEST_DEADLINES = 2
 
 
 @dataclass(frozen=True)
@@ -76,8 +82,8 @@ class ScoringWorker:
 
     def score_groups(self, groups: Sequence[tuple[Instance, Sequence[str]]]) -> list[list[Score]]:
         """The worker's scores of groups of responses (each to one instance), or 0 for each
-        with the reason when it does not answer in time (the deadline grows with the number
-        of responses: their batches may be solved again one theory at a time)."""
+        with the reason when it does not answer in time (one deadline for a single response,
+        REQUEST_DEADLINES for several)."""
         count = sum(len(responses) for _, responses in groups)
 
         def failed(failure: Score) -> list[list[Score]]:
@@ -97,7 +103,7 @@ class ScoringWorker:
                 for instance, responses in groups
             ]
         }
-        seconds = self.isolation.seconds * (1 if count == 1 else count + 1)
+        seconds = self.isolation.seconds * (1 if count == 1 else REQUEST_DEADLINES)
         try:
             self._send(request)
             reply = self._receive(seconds)

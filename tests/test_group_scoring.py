@@ -13,7 +13,7 @@ import pytest
 from argc.dsl.ir import ORDERINGS
 from argc.tasks import REGISTRY, generate, isolation, score, score_group, score_groups
 from argc.tasks import intervention as intervention_tasks
-from argc.tasks.isolation import IsolatedScorer, Isolation
+from argc.tasks.isolation import REQUEST_DEADLINES, IsolatedScorer, Isolation
 
 CONSTRUCTIVE = ("counter_argument", "preference_construction", "defence", "attack")
 
@@ -83,9 +83,26 @@ def test_a_group_past_the_deadline_fails_only_where_the_answer_loops(misbehaving
     with IsolatedScorer(isolation=Isolation(seconds=1.0), load=[str(path)]) as pool:
         started = time.monotonic()
         scores = pool.score_many([(instance, response) for response in group])
-        assert time.monotonic() - started < 1 * 3 + 1 + 3  # the group, then the loop alone
+        assert time.monotonic() - started < 1 * REQUEST_DEADLINES + 1 + 3  # group, then loop
     assert "stopped after more than 1 s" in scores[0].reason
     assert scores[1].reason == "scored"
+
+
+def test_an_answer_that_hangs_holds_its_request_for_a_few_deadlines_only(misbehaving):
+    """One looping answer among the groups of a whole GRPO batch, sent as one request: found
+    within a few deadlines, not one deadline per answer of the request."""
+    from misbehaving_tasks import endless
+
+    path, instance = misbehaving
+    pairs = [(endless(seed), "<answer>fine</answer>") for seed in range(1, 31)]
+    pairs.insert(7, (instance, "<answer>loop</answer>"))
+    with IsolatedScorer(isolation=Isolation(seconds=1.0), load=[str(path)]) as pool:
+        started = time.monotonic()
+        scores = pool.score_many(pairs)
+        elapsed = time.monotonic() - started
+    assert elapsed < 1 * REQUEST_DEADLINES + 1 + 6, elapsed  # the request, the loop, restarts
+    assert "stopped after more than 1 s" in scores[7].reason
+    assert [result.reason for result in scores[:7] + scores[8:]] == ["scored"] * 30
 
 
 def mixed_batch(rng: random.Random) -> list[tuple]:
