@@ -45,8 +45,9 @@ POOLED_RESPONSES = 64
 #: Per-answer deadlines a request of several answers gets before its worker is killed and the
 #: request scored again in parts (groups, then answers, each with its own deadline). Answers
 #: take milliseconds, so a request reaches it only through an answer that hangs (then found
-#: within a few deadlines, however many answers share its request) or through many answers
-#: near the time limit (then scored in parts, correctly, a few deadlines later).
+#: within a few deadlines, however many answers share its request) or through several answers
+#: near the engine's time limit (then scored in parts, each part within its own deadline:
+#: correct scores, later).
 REQUEST_DEADLINES = 2
 
 

@@ -100,7 +100,9 @@ def test_an_answer_that_hangs_holds_its_request_for_a_few_deadlines_only(misbeha
         started = time.monotonic()
         scores = pool.score_many(pairs)
         elapsed = time.monotonic() - started
-    assert elapsed < 1 * REQUEST_DEADLINES + 1 + 6, elapsed  # the request, the loop, restarts
+    # the request, the loop alone, two worker restarts (generous: the old deadline of one
+    # per answer took 32 s here)
+    assert elapsed < 1 * REQUEST_DEADLINES + 1 + 10, elapsed
     assert "stopped after more than 1 s" in scores[7].reason
     assert [result.reason for result in scores[:7] + scores[8:]] == ["scored"] * 30
 

@@ -13,7 +13,7 @@ from itertools import combinations
 import pytest
 from random_theories import random_theory
 
-from argc.compiler import LimitExceeded, solve, solve_many
+from argc.compiler import LimitExceeded, Solution, solve, solve_many
 from argc.compiler.intervention import fewest_additions
 from argc.compiler.solution import STATUSES
 from argc.dsl.errors import ArgcError
@@ -40,27 +40,25 @@ def reaching(
     theory: Theory, subsets: Sequence[Sequence[Directive]], goals: Goals, ordering: Ordering
 ) -> list[bool]:
     """For each subset, whether adding it makes a valid theory that is consistent and meets
-    every goal (the valid ones solved in batches)."""
-    extended: dict[int, Theory] = {}
-    for index, chosen in enumerate(subsets):
+    every goal (the valid ones solved together in batches)."""
+    extended: list[Theory | None] = []
+    for chosen in subsets:
         try:
-            extended[index] = theory.apply(chosen)
+            extended.append(theory.apply(chosen))
         except ArgcError:
-            continue
-    solved = dict(
-        zip(extended, solve_many(list(extended.values()), ordering=ordering), strict=True)
-    )
+            extended.append(None)
+    solved = iter(solve_many([t for t in extended if t is not None], ordering=ordering))
     found = []
-    for index in range(len(subsets)):
-        solution = solved.get(index)
+    for candidate in extended:
+        solution = None if candidate is None else next(solved)
         if isinstance(solution, LimitExceeded):
             raise solution
-        found.append(
-            solution is not None
-            and solution.consistent
-            and all(solution.status(g) == s for g, s in goals.items())
-        )
+        found.append(solution is not None and solution.consistent and meets(solution, goals))
     return found
+
+
+def meets(solution: Solution, goals: Goals) -> bool:
+    return all(solution.status(goal) == status for goal, status in goals.items())
 
 
 def reaches(theory: Theory, chosen: Sequence[Directive], goals: Goals, ordering: Ordering) -> bool:
