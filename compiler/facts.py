@@ -17,6 +17,10 @@ from argc.dsl.ir import (
     Theory,
 )
 
+#: The input predicates of preferences: theories that differ only in these share their
+#: arguments and attacks (`argc.compiler.batch`).
+PREFERENCE_INPUTS = ("rule_pref", "premise_pref")
+
 
 def literal_term(literal: Literal) -> str:
     """`a` → `pos("a")`, `-a` → `neg("a")`."""

@@ -5,15 +5,15 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 import clingo
 
-from argc.compiler.batch import BatchSession, tagged_facts
+from argc.compiler.batch import BatchSession
 from argc.compiler.control import Budget, LimitExceeded, Limits, Session, check_program
 from argc.compiler.encodings import SEMANTICS_ENCODINGS, program_encodings
-from argc.compiler.facts import literal_term, theory_facts
+from argc.compiler.facts import PREFERENCE_INPUTS, literal_term, theory_facts
 from argc.compiler.reasoning import MAXIMAL_SETS, Outcome, Question, Verdicts, reason
 from argc.compiler.solution import Argument, Attack, Solution
 from argc.dsl.ir import Literal, Ordering, Theory
@@ -285,12 +285,24 @@ def solve_many(
         else:
             results[index] = _alone(theory, chosen_ordering, chosen_semantics, limits)
     for chosen_ordering, indices in groups.items():
+        indices = _variants_together(theories, indices)
         for start in range(0, len(indices), batch_size):
             batch = indices[start : start + batch_size]
             found = _solve_batch([theories[i] for i in batch], chosen_ordering, limits)
             for index, result in zip(batch, found, strict=True):
                 results[index] = result
     return results  # type: ignore[return-value]
+
+
+def _variants_together(theories: Sequence[Theory], indices: list[int]) -> list[int]:
+    """The indices reordered so that theories that differ only in their preferences follow
+    each other (and so share a batch, where they share their arguments)."""
+    variants: dict[Theory, list[int]] = {}
+    for index in indices:
+        theory = theories[index]
+        key = replace(theory, rule_preferences=(), premise_preferences=())
+        variants.setdefault(key, []).append(index)
+    return [index for group in variants.values() for index in group]
 
 
 def _alone(
@@ -305,27 +317,28 @@ def _alone(
 def _solve_batch(
     theories: list[Theory], ordering: Ordering, limits: Limits
 ) -> list[Solution | LimitExceeded]:
-    """Grounded Solutions of theories sharing an ordering, grounded in one program; on a
-    limit, the theory that hit it is solved alone and the others batched again (all alone
-    when the batch as a whole ran out of time or memory)."""
+    """Grounded Solutions of theories sharing an ordering, grounded in one program (theories
+    that differ only in their preferences share their arguments); on a limit, the theories
+    sharing the arguments that hit it are solved alone and the others batched again (all
+    alone when the batch as a whole ran out of time or memory)."""
     if len(theories) == 1:
         return [_alone(theories[0], ordering, "grounded", limits)]
     started = time.perf_counter()
     session = BatchSession(limits, len(theories))
-    session.load(program_encodings(ordering, "grounded"))
-    facts = "".join(tagged_facts(theory_facts(theory), k) for k, theory in enumerate(theories))
+    session.load(program_encodings(ordering, "grounded"), varying=PREFERENCE_INPUTS)
+    facts = session.facts([theory_facts(theory) for theory in theories])
     try:
         session.ground([("base", facts)])
     except LimitExceeded:
         culprit = session.budget.culprit
         if culprit is None:
             return [_alone(theory, ordering, "grounded", limits) for theory in theories]
-        others = theories[:culprit] + theories[culprit + 1 :]
-        rest = _solve_batch(others, ordering, limits)
+        alone = {k for k, base in enumerate(session.bases) if base == culprit}
+        others = [theory for k, theory in enumerate(theories) if k not in alone]
+        rest = iter(_solve_batch(others, ordering, limits) if others else [])
         return [
-            *rest[:culprit],
-            _alone(theories[culprit], ordering, "grounded", limits),
-            *rest[culprit:],
+            _alone(theory, ordering, "grounded", limits) if k in alone else next(rest)
+            for k, theory in enumerate(theories)
         ]
     grounded_at = time.perf_counter()
     solutions: list[Solution | LimitExceeded] = []

@@ -4,21 +4,37 @@ that explodes failing alone, and the parts of a Solution read lazily (and pickle
 from __future__ import annotations
 
 import pickle
+import random
 import time
 from dataclasses import replace
+from itertools import permutations
 
 import pytest
 from random_theories import random_theory
 from test_limits import rebut_storm, wide_theory
 
 from argc.compiler import LimitExceeded, Limits, solve, solve_many
-from argc.compiler.batch import BatchSession, tagged_encoding, tagged_facts
+from argc.compiler.batch import (
+    BatchSession,
+    shared_facts,
+    tagged_encoding,
+    tagged_facts,
+    varying_predicates,
+)
 from argc.compiler.control import Budget
 from argc.compiler.encodings import program_encodings
-from argc.compiler.facts import theory_facts
+from argc.compiler.facts import PREFERENCE_INPUTS, theory_facts
 from argc.compiler.solution import SOURCED
-from argc.compiler.solve import _solve
-from argc.dsl.ir import ORDERINGS, Ordering
+from argc.compiler.solve import _Reader, _solution, _solve
+from argc.dsl.ir import (
+    ORDERINGS,
+    Directive,
+    Literal,
+    Ordering,
+    PremisePreference,
+    RulePreference,
+    Theory,
+)
 from argc.dsl.parser import parse_theory
 
 PARTS = (*SOURCED, "more_extensions")
@@ -119,11 +135,120 @@ def test_parts_are_read_only_when_asked():
     assert solution.grounded <= set(solution.arguments)
 
 
-def test_every_atom_of_the_encodings_carries_the_theory():
+def test_every_atom_of_the_encodings_carries_the_theory_or_its_base():
     rendered = "\n".join(str(statement) for statement in tagged_encoding("arguments"))
-    assert "built(ArgcTheory,S,@argument(ArgcTheory,S,C,N))" in rendered
+    assert "built(ArgcBase,S,@argument(ArgcBase,S,C,N))" in rendered
+    rendered = "\n".join(str(statement) for statement in tagged_encoding("defeat", _VARYING))
+    assert (
+        "defeats_on(ArgcTheory,A,B) :- attacks_on(ArgcBase,A,B,undercut);"
+        " base_of(ArgcTheory,ArgcBase)." in rendered
+    )
     assert tagged_facts('rule("r1", pos("a")).\nquery(neg("b")).\n', 4).splitlines() == [
         "theory_id(4).",
+        "base_id(4).",
+        "base_of(4,4).",
         'rule(4,"r1", pos("a")).',
         'query(4,neg("b")).',
     ]
+
+
+# Theories that differ only in their preferences ---------------------------------------------
+
+_VARYING = varying_predicates(
+    program_encodings(Ordering(), "grounded"), frozenset(PREFERENCE_INPUTS)
+)
+
+
+def preference_variants(theory: Theory, count: int, seed: int) -> list[Theory]:
+    """`count` theories with the knowledge and rules of `theory` and random preferences over
+    its defeasible rules and ordinary premises (the first with none)."""
+    rng = random.Random(seed)
+    bare = replace(theory, rule_preferences=(), premise_preferences=())
+    rules = [rule.name for rule in bare.defeasible_rules]
+    premises = list(bare.premises)
+    variants = [bare]
+    while len(variants) < count:
+        preferences: list[Directive] = []
+        for names, kind in ((rules, RulePreference), (premises, PremisePreference)):
+            if len(names) > 1:
+                preferences += [kind(*rng.sample(names, 2)) for _ in range(rng.randint(0, 3))]
+        variants.append(bare.apply(list(dict.fromkeys(preferences))))
+    return variants
+
+
+def test_arguments_and_attacks_do_not_vary_with_preferences():
+    """What a batch grounds once per base: everything up to the attacks and the sets that
+    comparisons read; what it grounds per theory: comparisons, defeats, labels, statuses."""
+    for shared in ("arg", 1), ("conc", 2), ("attacks_on", 3), ("inside", 2), ("member", 2):
+        assert shared not in _VARYING
+    for varying in ("below", 2), ("weaker", 2), ("defeats_on", 2), ("grounded_in", 1):
+        assert varying in _VARYING
+    assert ("claim", 1) in _VARYING  # premise preferences name literals (statuses.lp)
+
+
+def test_preference_variants_share_a_base_and_keep_their_own_solutions():
+    bases = [random_theory(seed, scale=2 if seed % 3 == 2 else 1) for seed in range(12)]
+    families = [preference_variants(theory, 4, seed) for seed, theory in enumerate(bases)]
+    theories = [family[k] for k in range(4) for family in families]  # variants apart
+    for ordering in ORDERINGS:
+        found = solve_many(theories, ordering=ordering)
+        for index, (theory, solution) in enumerate(zip(theories, found, strict=True)):
+            _same(solution, solve(theory, ordering=ordering), f"theory {index}, {ordering}")
+
+
+def test_a_batch_builds_the_arguments_of_preference_variants_once():
+    first, second = preference_variants(random_theory(3, scale=2), 3, 0), [random_theory(5)]
+    theories = [first[0], second[0], first[1], first[2]]
+    session = BatchSession(Limits(), len(theories))
+    session.load(program_encodings(Ordering(), "grounded"), varying=PREFERENCE_INPUTS)
+    session.ground([("base", session.facts([theory_facts(t) for t in theories]))])
+    assert session.bases == [0, 1, 0, 0]
+    budgets = session.budget.budgets
+    assert budgets[0].structures == _solve(first[0], None, None, None)[0].budget.structures
+    assert budgets[1].structures == _solve(second[0], None, None, None)[0].budget.structures
+    assert budgets[2].structures == budgets[3].structures == []  # numbered by their base
+    for k, theory in enumerate(theories):
+        reader = _Reader(session.view(k), theory)
+        _same(_solution(reader, theory, Ordering(), "grounded", None), solve(theory))
+
+
+def test_shared_facts_write_a_base_once():
+    facts = ['premise(pos("a")).\nrule_pref("r", "s").\n', 'premise(pos("a")).\n']
+    text, bases = shared_facts(facts, PREFERENCE_INPUTS)
+    assert bases == [0, 0]
+    assert text.splitlines() == [
+        "theory_id(0).",
+        "base_of(0,0).",
+        "base_id(0).",
+        'premise(0,pos("a")).',
+        'rule_pref(0,"r", "s").',
+        "theory_id(1).",
+        "base_of(1,0).",
+    ]
+
+
+def test_variants_past_their_limits_fail_alone():
+    storm = parse_theory(rebut_storm(10) + "[premise: q1]\n[premise: q2]\n")
+    variants = [
+        storm,
+        *(storm.apply([PremisePreference(*pair)]) for pair in permutations(storm.premises[-2:])),
+    ]
+    small = preference_variants(random_theory(1), 3, 1)
+    theories = [small[0], variants[0], small[1], variants[1], variants[2], small[2]]
+    limits = Limits(attacks=50_000)
+    found = solve_many(theories, limits=limits)
+    for index in (1, 3, 4):
+        assert isinstance(found[index], LimitExceeded) and "50,000 attacks" in str(found[index])
+    for index in (0, 2, 5):
+        _same(found[index], solve(theories[index], limits=limits), f"theory {index}")
+
+
+def test_literals_only_a_premise_preference_names_are_claims_in_a_batch():
+    """The parser allows premise preferences over premises only; a theory built directly
+    may name other literals, which are then claims (overruled: nothing argues for them)."""
+    theory = random_theory(2)
+    odd = replace(theory, premise_preferences=(PremisePreference(Literal("zz"), Literal("yy")),))
+    found = solve_many([theory, odd, theory])
+    _same(found[1], solve(odd))
+    assert found[1].status(Literal("zz")) == "overruled"
+    _same(found[0], solve(theory))
