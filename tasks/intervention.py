@@ -667,21 +667,24 @@ def score_intervention_groups(
     groups: Sequence[tuple[Instance, Sequence[str]]],
 ) -> list[list[Score]]:
     """`score_interventions` of several groups (instances and their answers), the theories
-    of all answers solved together: in batches per ordering, identical theories once."""
+    of all answers solved together: in batches per ordering, theories with the same
+    directives (in any order: the statuses do not depend on it) once."""
     prepared = [
         [_executable(instance, answer) for answer in answers] for instance, answers in groups
     ]
-    wanted: dict[Ordering, dict[Theory, None]] = {}
+    wanted: dict[Ordering, dict[frozenset[Directive], Theory]] = {}
     for (instance, _), items in zip(groups, prepared, strict=True):
         theories = wanted.setdefault(instance.strength, {})
-        theories.update((p.theory, None) for p in items if isinstance(p, _Executable))
-    solved: dict[tuple[Ordering, Theory], Solution | LimitExceeded] = {}
+        for p in items:
+            if isinstance(p, _Executable):
+                theories.setdefault(frozenset(p.theory.directives()), p.theory)
+    solved: dict[tuple[Ordering, frozenset[Directive]], Solution | LimitExceeded] = {}
     for ordering, theories in wanted.items():
-        found = solve_many(list(theories), ordering=ordering, limits=SCORING_LIMITS)
-        solved.update(zip(((ordering, theory) for theory in theories), found, strict=True))
+        found = solve_many(list(theories.values()), ordering=ordering, limits=SCORING_LIMITS)
+        solved.update(zip(((ordering, key) for key in theories), found, strict=True))
     return [
         [
-            _executed(instance, p, solved[instance.strength, p.theory])
+            _executed(instance, p, solved[instance.strength, frozenset(p.theory.directives())])
             if isinstance(p, _Executable)
             else p
             for p in items

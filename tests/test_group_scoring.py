@@ -145,6 +145,31 @@ def test_pooled_groups_share_one_solve_per_ordering(monkeypatch):
     assert len(calls) == 1 and calls[0] > len(groups)
 
 
+@pytest.mark.parametrize("task", CONSTRUCTIVE)
+def test_answers_with_the_same_directives_in_another_order_are_solved_once(task, monkeypatch):
+    calls = []
+    solve_many = intervention_tasks.solve_many
+
+    def counted(theories, **options):
+        calls.append(len(theories))
+        return solve_many(theories, **options)
+
+    instance = next(
+        found
+        for seed in range(20)
+        if (found := generate(task, 12, ORDERINGS[1], seed)).target["min_directives"] > 1
+    )
+    lines = instance.reference.splitlines()
+    orders = [lines, lines[::-1], lines[1:] + lines[:1]]
+    group = [f"<answer>{chr(10).join(order)}</answer>" for order in orders]
+    monkeypatch.setattr(intervention_tasks, "solve_many", counted)
+    scores = score_group(instance, group)
+    assert calls == [1]
+    monkeypatch.undo()
+    assert scores == [score(instance, response) for response in group]
+    assert all(result.success for result in scores)
+
+
 @pytest.mark.parametrize("failure", ["raises", "miscounts"])
 def test_a_batch_whose_joint_scoring_fails_falls_back_to_groups(monkeypatch, failure):
     groups = mixed_batch(random.Random(3))
