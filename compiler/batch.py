@@ -60,15 +60,21 @@ def _signatures(nodes: Iterable[ast.AST]) -> set[Signature]:
 
 
 @cache
+def _rule_atoms(name: str) -> tuple[tuple[frozenset[Signature], frozenset[Signature]], ...]:
+    """For each rule of `asp/<name>.lp`: the predicates of its head, and of all its atoms."""
+    found = []
+    for statement in parsed_encoding(name):
+        if statement.ast_type == ast.ASTType.Rule:
+            heads = frozenset(_signatures([statement.head]))
+            found.append((heads, heads | _signatures(statement.body)))
+    return tuple(found)
+
+
+@cache
 def varying_predicates(encodings: tuple[str, ...], inputs: frozenset[str]) -> frozenset[Signature]:
     """The predicates of the encodings whose atoms depend, through any rule (positively or
     not, in bodies, conditions or aggregates), on an input predicate named in `inputs`."""
-    rules = []
-    for name in encodings:
-        for statement in parsed_encoding(name):
-            if statement.ast_type == ast.ASTType.Rule:
-                heads = _signatures([statement.head])
-                rules.append((heads, heads | _signatures(statement.body)))
+    rules = [rule for name in encodings for rule in _rule_atoms(name)]
     varying = {sig for _, atoms in rules for sig in atoms if sig[0] in inputs}
     grown = True
     while grown:
@@ -158,10 +164,20 @@ def _binds(body: Sequence[ast.AST], variable: str) -> bool:
     )
 
 
-@cache
 def tagged_encoding(name: str, varying: frozenset[Signature] = frozenset()) -> tuple[ast.AST, ...]:
     """The statements of `asp/<name>.lp` with every atom tagged by its theory (the predicates
-    in `varying`) or by its theory's base (the others)."""
+    in `varying`) or by its theory's base (the others); rewritten once per process for each
+    set of its own predicates that vary (the files every ordering loads, once)."""
+    return _tagged(name, varying & _encoding_signatures(name))
+
+
+@cache
+def _encoding_signatures(name: str) -> frozenset[Signature]:
+    return frozenset(_signatures(parsed_encoding(name)))
+
+
+@cache
+def _tagged(name: str, varying: frozenset[Signature]) -> tuple[ast.AST, ...]:
     tagger = _Tagger(varying)
     return tuple(tagger(statement) for statement in parsed_encoding(name))
 
