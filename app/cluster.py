@@ -42,7 +42,7 @@ from typing import Any
 
 from argc.dsl.errors import ArgcError
 from argc.tasks.framework import Instance, Score
-from argc.tasks.isolation import START_SECONDS, IsolatedScorer, Isolation
+from argc.tasks.isolation import START_SECONDS, IsolatedScorer, Isolation, group_indices
 
 #: True for `ray.init()`, or a cluster address.
 RaySetting = bool | str
@@ -293,9 +293,7 @@ class RayScorer:
         lost fails when Ray notices it."""
         ray = ray_module()
         pairs = list(pairs)
-        groups: dict[str, list[int]] = {}
-        for index, (instance, _) in enumerate(pairs):
-            groups.setdefault(instance.to_json(), []).append(index)
+        groups = group_indices(pairs)
         # The largest groups first, each to the actor with the fewest answers so far.
         shares: list[list[int]] = [[] for _ in self._actors]
         for indices in sorted(groups.values(), key=len, reverse=True):

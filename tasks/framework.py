@@ -11,7 +11,7 @@ import random
 from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field, is_dataclass
+from dataclasses import dataclass, field, is_dataclass
 from functools import cached_property
 from importlib.resources import files
 from pathlib import Path
@@ -106,7 +106,8 @@ class Instance:
         return parse_theory(self.theory, f"<{self.id}>")
 
     def record(self) -> dict[str, Any]:
-        return asdict(self)
+        """The fields by name (the nested values shared with the instance, not copied)."""
+        return {name: getattr(self, name) for name in self.__dataclass_fields__}
 
     def to_json(self) -> str:
         """One canonical JSON line (sorted keys): byte-identical for identical instances."""

@@ -203,6 +203,19 @@ def _from_reply(reply: dict) -> Score:
         return Score(0.0, False, "scorer error: the worker's reply is not a score")
 
 
+def group_indices(pairs: Sequence[tuple[Instance, str]]) -> dict[str, list[int]]:
+    """The positions of the responses to each instance (a GRPO group), by the instance's
+    JSON line, in order of first appearance; each instance object is written once."""
+    groups: dict[str, list[int]] = {}
+    keys: dict[int, str] = {}
+    for index, (instance, _) in enumerate(pairs):
+        key = keys.get(id(instance))
+        if key is None:
+            key = keys[id(instance)] = instance.to_json()
+        groups.setdefault(key, []).append(index)
+    return groups
+
+
 class IsolatedScorer:
     """A pool of scoring workers; safe to share between threads."""
 
@@ -254,9 +267,7 @@ class IsolatedScorer:
         the groups are shared out among the workers in requests of about
         `POOLED_RESPONSES` responses, each solved together by one worker (the largest
         groups first, each to the request with the fewest responses so far)."""
-        groups: dict[str, list[int]] = {}
-        for index, (instance, _) in enumerate(pairs):
-            groups.setdefault(instance.to_json(), []).append(index)
+        groups = group_indices(pairs)
         requests: list[list[list[int]]] = [
             [] for _ in range(max(self.workers, -(-len(pairs) // POOLED_RESPONSES)))
         ]
