@@ -14,7 +14,10 @@ unreadable line, the reference itself once). Four ways of scoring them are timed
 - pooled: `argc.tasks.score_groups(groups)`, every group of the task in one call (a GRPO batch
   of several prompts), in this process;
 - isolated: `IsolatedScorer(workers=1).score_many(pairs)`, i.e. the rewards' path: the groups
-  sent to one worker process (one core, with its memory cap and deadline) several per request.
+  sent to one worker process (one core, with its memory cap and deadline) several per request,
+  once the worker has started and scored one answer under each ordering (its set-up, paid
+  once per worker, which is replaced after `Isolation.recycle_after` answers, is reported
+  apart: "set-up ms", the wall time of starting it and of those first answers).
 
 In-process rates are answers per CPU second of this process; the isolated rate is answers per
 wall second of its single worker (the caller only waits). Scores are checked to be equal
@@ -81,8 +84,12 @@ def measure(groups: list[tuple[Instance, list[str]]]) -> dict[str, float]:
     grouped, together = _cpu(lambda: [s for i, rs in groups for s in score_group(i, rs)])
     pooled, batch = _cpu(lambda: [s for found in score_groups(groups) for s in found])
     pairs = [(i, r) for i, responses in groups for r in responses]
+    first = {instance.strength: (instance, responses[0]) for instance, responses in groups}
     with IsolatedScorer(workers=1) as pool:
-        pool.score(*pairs[0])  # start the worker before the clock
+        started = time.perf_counter()
+        for pair in first.values():  # the worker's set-up: start, then each ordering once
+            pool.score(*pair)
+        setup = time.perf_counter() - started
         started = time.perf_counter()
         isolated = pool.score_many(pairs)
         wall = time.perf_counter() - started
@@ -94,6 +101,7 @@ def measure(groups: list[tuple[Instance, list[str]]]) -> dict[str, float]:
         "grouped": answers / grouped,
         "pooled": answers / pooled,
         "isolated": answers / wall,
+        "set-up": setup,
         "success": sum(s.success for s in single) / answers,
     }
 
@@ -116,11 +124,11 @@ def scoring_rows(
 def scoring_table(rows: list[dict]) -> str:
     """Answers per second per core, as a Markdown table."""
     ways = ("one by one", "grouped", "pooled", "isolated")
-    header = ["task", "answers", "n", "success", *(f"{way} /s" for way in ways)]
+    header = ["task", "answers", "n", "success", *(f"{way} /s" for way in ways), "set-up ms"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for row in rows:
         cells = [row["task"], row["kind"], str(row["n"]), f"{row['success']:.0%}"]
-        cells += [f"{row[way]:.0f}" for way in ways]
+        cells += [f"{row[way]:.0f}" for way in ways] + [f"{row['set-up'] * 1000:.0f}"]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
