@@ -195,18 +195,26 @@ def tagged_facts(facts: str, theory: int) -> str:
     return ids + "".join(_tagged_lines(facts.splitlines(), theory))
 
 
+def split_facts(facts: str, varying: Collection[str]) -> tuple[list[str], list[str]]:
+    """A theory's fact lines (as `theory_facts` writes them) in two: those it may share with
+    a base, and those of the predicates named in `varying`, its own."""
+    common: list[str] = []
+    own: list[str] = []
+    for line in facts.splitlines():
+        (own if line.partition("(")[0].rstrip(".") in varying else common).append(line)
+    return common, own
+
+
 def shared_facts(facts: Sequence[str], varying: Collection[str]) -> tuple[str, list[int]]:
     """The tagged facts of a batch's theories and each theory's base: theories whose facts
     agree except in the predicates named in `varying` share the base of the first of them,
     whose other facts are written once."""
     text: list[str] = []
     bases: list[int] = []
-    first: dict[str, int] = {}
+    first: dict[tuple[str, ...], int] = {}
     for theory, lines in enumerate(facts):
-        own, common = [], []
-        for line in lines.splitlines():
-            (own if line.partition("(")[0].rstrip(".") in varying else common).append(line)
-        base = first.setdefault("\n".join(common), theory)
+        common, own = split_facts(lines, varying)
+        base = first.setdefault(tuple(common), theory)
         bases.append(base)
         text.append(f"{THEORY_DOMAIN}({theory}).\n{BASE_OF}({theory},{base}).\n")
         if base == theory:

@@ -5,12 +5,12 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Protocol
 
 import clingo
 
-from argc.compiler.batch import BatchSession
+from argc.compiler.batch import BatchSession, split_facts
 from argc.compiler.control import Budget, LimitExceeded, Limits, Session, check_program
 from argc.compiler.encodings import SEMANTICS_ENCODINGS, program_encodings
 from argc.compiler.facts import PREFERENCE_INPUTS, literal_term, theory_facts
@@ -284,24 +284,26 @@ def solve_many(
             groups[chosen_ordering].append(index)
         else:
             results[index] = _alone(theory, chosen_ordering, chosen_semantics, limits)
+    facts = {index: theory_facts(theories[index]) for found in groups.values() for index in found}
     for chosen_ordering, indices in groups.items():
-        indices = _variants_together(theories, indices)
+        indices = _variants_together(facts, indices)
         for start in range(0, len(indices), batch_size):
             batch = indices[start : start + batch_size]
-            found = _solve_batch([theories[i] for i in batch], chosen_ordering, limits)
+            found = _solve_batch(
+                [theories[i] for i in batch], [facts[i] for i in batch], chosen_ordering, limits
+            )
             for index, result in zip(batch, found, strict=True):
                 results[index] = result
     return results  # type: ignore[return-value]
 
 
-def _variants_together(theories: Sequence[Theory], indices: list[int]) -> list[int]:
+def _variants_together(facts: dict[int, str], indices: list[int]) -> list[int]:
     """The indices reordered so that theories that differ only in their preferences follow
     each other (and so share a batch, where they share their arguments)."""
-    variants: dict[Theory, list[int]] = {}
+    variants: dict[tuple[str, ...], list[int]] = {}
     for index in indices:
-        theory = theories[index]
-        key = replace(theory, rule_preferences=(), premise_preferences=())
-        variants.setdefault(key, []).append(index)
+        common, _ = split_facts(facts[index], PREFERENCE_INPUTS)
+        variants.setdefault(tuple(common), []).append(index)
     return [index for group in variants.values() for index in group]
 
 
@@ -315,7 +317,7 @@ def _alone(
 
 
 def _solve_batch(
-    theories: list[Theory], ordering: Ordering, limits: Limits
+    theories: list[Theory], facts: list[str], ordering: Ordering, limits: Limits
 ) -> list[Solution | LimitExceeded]:
     """Grounded Solutions of theories sharing an ordering, grounded in one program (theories
     that differ only in their preferences share their arguments); on a limit, the theories
@@ -326,16 +328,16 @@ def _solve_batch(
     started = time.perf_counter()
     session = BatchSession(limits, len(theories))
     session.load(program_encodings(ordering, "grounded"), varying=PREFERENCE_INPUTS)
-    facts = session.facts([theory_facts(theory) for theory in theories])
     try:
-        session.ground([("base", facts)])
+        session.ground([("base", session.facts(facts))])
     except LimitExceeded:
         culprit = session.budget.culprit
         if culprit is None:
             return [_alone(theory, ordering, "grounded", limits) for theory in theories]
         alone = {k for k, base in enumerate(session.bases) if base == culprit}
-        others = [theory for k, theory in enumerate(theories) if k not in alone]
-        rest = iter(_solve_batch(others, ordering, limits) if others else [])
+        others = [k for k in range(len(theories)) if k not in alone]
+        batch = [theories[k] for k in others], [facts[k] for k in others]
+        rest = iter(_solve_batch(*batch, ordering, limits) if others else [])
         return [
             _alone(theory, ordering, "grounded", limits) if k in alone else next(rest)
             for k, theory in enumerate(theories)

@@ -14,6 +14,7 @@ import random
 from abc import abstractmethod
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, ClassVar
 
 from argc.compiler import LimitExceeded, Limits, QueryResult, Solution, solve_many
@@ -654,6 +655,12 @@ class _Executable:
     size: int
     note: str
 
+    @cached_property
+    def directives(self) -> frozenset[Directive]:
+        """The theory as a set: theories with the same directives in another order have the
+        same statuses, so they are solved once."""
+        return frozenset(self.theory.directives())
+
 
 def score_interventions(instance: Instance, answers: Sequence[str]) -> list[Score]:
     """ArgGYM's execution-based scorer (Appendix B). Success: 0.5 + 0.5·min(1, m/n). A
@@ -677,14 +684,14 @@ def score_intervention_groups(
         theories = wanted.setdefault(instance.strength, {})
         for p in items:
             if isinstance(p, _Executable):
-                theories.setdefault(frozenset(p.theory.directives()), p.theory)
+                theories.setdefault(p.directives, p.theory)
     solved: dict[tuple[Ordering, frozenset[Directive]], Solution | LimitExceeded] = {}
     for ordering, theories in wanted.items():
         found = solve_many(list(theories.values()), ordering=ordering, limits=SCORING_LIMITS)
         solved.update(zip(((ordering, key) for key in theories), found, strict=True))
     return [
         [
-            _executed(instance, p, solved[instance.strength, frozenset(p.theory.directives())])
+            _executed(instance, p, solved[instance.strength, p.directives])
             if isinstance(p, _Executable)
             else p
             for p in items
