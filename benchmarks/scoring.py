@@ -1,13 +1,14 @@
 """Constructive verifications per second per core: scoring GRPO groups of answers to the
 intervention tasks (the scorer executes each answer: it solves the theory the answer makes).
 
-    python benchmarks/scoring.py [--group 8] [--levels 2 6 10 14] [--seed 0]
+    python benchmarks/scoring.py [--group 8] [--levels 2 6 10 14] [--seed 0] [--repeats 3]
 
 For every constructive task, instances at several levels under the four orderings, each with
-a group of G answers: either G copies of the reference answer (what a trained policy writes;
-identical answers are solved once per group) or G realistic wrong or partial answers (the
-reference with a line dropped, one line too many, the lines of another instance, an
-unreadable line, the reference itself once). Four ways of scoring them are timed in one run:
+a group of G answers: either G copies of the reference answer (what a trained policy writes)
+or G realistic wrong or partial answers drawn from seven (the reference with a line dropped,
+one line too many, the lines of another instance, an unreadable line, the reference itself).
+Identical answers to an instance are scored once: the "distinct" column counts the different
+answers of each row. Four ways of scoring them are timed in one run:
 
 - one by one: `argc.tasks.score(instance, response)` per answer, in this process;
 - grouped: `argc.tasks.score_group(instance, responses)` per group, in this process;
@@ -16,12 +17,13 @@ unreadable line, the reference itself once). Four ways of scoring them are timed
 - isolated: `IsolatedScorer(workers=1).score_many(pairs)`, i.e. the rewards' path: the groups
   sent to one worker process (one core, with its memory cap and deadline) several per request,
   once the worker has started and scored one answer under each ordering (its set-up, paid
-  once per worker, which is replaced after `Isolation.recycle_after` answers, is reported
-  apart: "set-up ms", the wall time of starting it and of those first answers).
+  once per worker, which is replaced once it holds half its memory cap, is reported apart:
+  "set-up ms", the wall time of starting it and of those first answers).
 
 In-process rates are answers per CPU second of this process; the isolated rate is answers per
-wall second of its single worker (the caller only waits). Scores are checked to be equal
-across the three ways.
+wall second of its single worker (the caller only waits); each is the best of `--repeats`
+runs, since this machine's speed drifts between runs. Scores are checked to be equal across
+the four ways.
 """
 
 from __future__ import annotations
@@ -71,18 +73,28 @@ def groups_for(
     return {"references": references, "wrong answers": wrong}
 
 
-def _cpu(work: Callable[[], list]) -> tuple[float, list]:
-    started = time.process_time()
-    found = work()
-    return time.process_time() - started, found
+def _best(work: Callable[[], list], repeats: int, clock: Callable[[], float]) -> tuple[float, list]:
+    """The shortest of `repeats` runs of `work` on `clock`, and what the last one returned."""
+    times = []
+    for _ in range(repeats):
+        started = clock()
+        found = work()
+        times.append(clock() - started)
+    return min(times), found
 
 
-def measure(groups: list[tuple[Instance, list[str]]]) -> dict[str, float]:
-    """Answers per second per core, one by one, grouped, pooled and isolated."""
+def measure(groups: list[tuple[Instance, list[str]]], repeats: int = 3) -> dict[str, float]:
+    """Answers per second per core, one by one, grouped, pooled and isolated (the best of
+    `repeats` runs of each)."""
     answers = sum(len(responses) for _, responses in groups)
-    one, single = _cpu(lambda: [score(i, r) for i, responses in groups for r in responses])
-    grouped, together = _cpu(lambda: [s for i, rs in groups for s in score_group(i, rs)])
-    pooled, batch = _cpu(lambda: [s for found in score_groups(groups) for s in found])
+    cpu = time.process_time
+    one, single = _best(lambda: [score(i, r) for i, rs in groups for r in rs], repeats, cpu)
+    grouped, together = _best(
+        lambda: [s for i, rs in groups for s in score_group(i, rs)], repeats, cpu
+    )
+    pooled, batch = _best(
+        lambda: [s for found in score_groups(groups) for s in found], repeats, cpu
+    )
     pairs = [(i, r) for i, responses in groups for r in responses]
     first = {instance.strength: (instance, responses[0]) for instance, responses in groups}
     with IsolatedScorer(workers=1) as pool:
@@ -90,13 +102,12 @@ def measure(groups: list[tuple[Instance, list[str]]]) -> dict[str, float]:
         for pair in first.values():  # the worker's set-up: start, then each ordering once
             pool.score(*pair)
         setup = time.perf_counter() - started
-        started = time.perf_counter()
-        isolated = pool.score_many(pairs)
-        wall = time.perf_counter() - started
+        wall, isolated = _best(lambda: pool.score_many(pairs), repeats, time.perf_counter)
     if not single == together == batch == isolated:
         raise AssertionError("the ways of scoring disagree")
     return {
         "n": answers,
+        "distinct": sum(len(set(responses)) for _, responses in groups),
         "one by one": answers / one,
         "grouped": answers / grouped,
         "pooled": answers / pooled,
@@ -111,23 +122,33 @@ def scoring_rows(
     levels: tuple[int, ...] = LEVELS,
     group: int = 8,
     seed: int = 0,
+    repeats: int = 3,
 ) -> list[dict]:
     """One row per task and kind of answers."""
     rows = []
     for task in tasks:
         for kind, groups in groups_for(task, levels, group, seed).items():
             print(f"scoring: {task}, {kind}", file=sys.stderr, flush=True)
-            rows.append({"task": task, "kind": kind, **measure(groups)})
+            rows.append({"task": task, "kind": kind, **measure(groups, repeats)})
     return rows
 
 
 def scoring_table(rows: list[dict]) -> str:
     """Answers per second per core, as a Markdown table."""
     ways = ("one by one", "grouped", "pooled", "isolated")
-    header = ["task", "answers", "n", "success", *(f"{way} /s" for way in ways), "set-up ms"]
+    header = [
+        "task",
+        "answers",
+        "n",
+        "distinct",
+        "success",
+        *(f"{way} /s" for way in ways),
+        "set-up ms",
+    ]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for row in rows:
-        cells = [row["task"], row["kind"], str(row["n"]), f"{row['success']:.0%}"]
+        cells = [row["task"], row["kind"], str(row["n"]), str(row["distinct"])]
+        cells.append(f"{row['success']:.0%}")
         cells += [f"{row[way]:.0f}" for way in ways] + [f"{row['set-up'] * 1000:.0f}"]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
@@ -138,8 +159,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--group", type=int, default=8, help="answers per group (default 8)")
     parser.add_argument("--levels", type=int, nargs="+", default=list(LEVELS))
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--repeats", type=int, default=3, help="runs of each way (the best)")
     options = parser.parse_args(argv)
-    rows = scoring_rows(levels=tuple(options.levels), group=options.group, seed=options.seed)
+    rows = scoring_rows(
+        levels=tuple(options.levels),
+        group=options.group,
+        seed=options.seed,
+        repeats=options.repeats,
+    )
     print(scoring_table(rows))
     return 0
 

@@ -47,6 +47,12 @@ def _set_soft_cap(wanted: int) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (wanted, hard))
 
 
+def address_space_mb() -> float:
+    """This process's address space in MiB, which `cap_memory` bounds (0 where /proc is not
+    available)."""
+    return _address_space() / MIB
+
+
 def _address_space() -> int:
     """The process's current address space in bytes (0 where /proc is not available)."""
     try:

@@ -346,10 +346,11 @@ def score_group(instance: Instance, responses: Sequence[str]) -> list[Score]:
     theories together where it can): never raises; a response without <answer> scores 0,
     and an answer that breaks the group's scoring is scored alone."""
     scores, answers = _answers(instance, responses)
-    found = _guarded(instance, [answer for _, answer in answers])
+    distinct = _distinct(answers)
+    found = _guarded(instance, distinct)
     if found is None:  # the group failed as a whole: each answer alone, failing alone
-        found = [_guarded(instance, [answer])[0] for _, answer in answers]
-    return _filled(scores, answers, found)
+        found = [_guarded(instance, [answer])[0] for answer in distinct]
+    return _filled(scores, answers, dict(zip(distinct, found, strict=True)))
 
 
 def score_groups(groups: Sequence[tuple[Instance, Sequence[str]]]) -> list[list[Score]]:
@@ -363,13 +364,14 @@ def score_groups(groups: Sequence[tuple[Instance, Sequence[str]]]) -> list[list[
         by_task.setdefault(instance.task, []).append(index)
     found: list[list[Score] | None] = [None] * len(groups)
     for task, indices in by_task.items():
-        jobs = [(groups[k][0], [answer for _, answer in prepared[k][1]]) for k in indices]
+        jobs = [(groups[k][0], _distinct(prepared[k][1])) for k in indices]
         pooled = _pooled(task, jobs) if len(indices) > 1 else None
         for position, k in enumerate(indices):
             if pooled is None:
                 found[k] = score_group(*groups[k])
             else:
-                found[k] = _filled(*prepared[k], pooled[position])
+                by_answer = dict(zip(jobs[position][1], pooled[position], strict=True))
+                found[k] = _filled(*prepared[k], by_answer)
     return found  # type: ignore[return-value]
 
 
@@ -390,13 +392,19 @@ def _answers(
     return scores, answers
 
 
+def _distinct(answers: list[tuple[int, str]]) -> list[str]:
+    """The different answers, in order: identical answers to one instance (frequent in a
+    GRPO group) are scored once, since a score depends on the instance and answer alone."""
+    return list(dict.fromkeys(answer for _, answer in answers))
+
+
 def _filled(
-    scores: list[Score | None], answers: list[tuple[int, str]], found: Sequence[Score]
+    scores: list[Score | None], answers: list[tuple[int, str]], found: dict[str, Score]
 ) -> list[Score]:
-    """`scores` with the answers' scores in their places."""
+    """`scores` with the answers' scores (`found`, by answer) in their places."""
     scores = list(scores)
-    for (index, _), result in zip(answers, found, strict=True):
-        scores[index] = result
+    for index, answer in answers:
+        scores[index] = found[answer]
     return scores  # type: ignore[return-value]
 
 

@@ -59,8 +59,13 @@ class Isolation:
     seconds: float = SCORING_LIMITS.seconds + 1.0
     #: Address-space cap of each worker, in MiB.
     memory_mb: int = 2048
-    #: Answers a worker scores before it is replaced (clingo keeps every symbol it has seen).
-    recycle_after: int = 500
+    #: A worker whose address space has passed this share of the cap after a request is
+    #: replaced before the next: clingo keeps every symbol it has seen (a worker grows from
+    #: about 100 MiB by 0.03-0.06 MiB per scored answer), and half the cap left free means
+    #: that memory held for earlier answers cannot make a later one fail.
+    recycle_share: float = 0.5
+    #: Answers a worker scores before it is replaced, whatever its memory.
+    recycle_after: int = 20_000
 
 
 class _Broken(Exception):
@@ -75,6 +80,7 @@ class ScoringWorker:
         self.load = tuple(load)
         self.process: subprocess.Popen | None = None
         self.scored = 0
+        self.address_mb = 0.0  # the worker's address space after its last reply
         self._buffer = b""
 
     def score(self, instance: Instance, response: str) -> Score:
@@ -90,7 +96,7 @@ class ScoringWorker:
         def failed(failure: Score) -> list[list[Score]]:
             return [[failure] * len(responses) for _, responses in groups]
 
-        if self.process is None or self.scored >= self.isolation.recycle_after:
+        if self.process is None or self._spent():
             self.close()
             try:
                 self._start()
@@ -118,7 +124,16 @@ class ScoringWorker:
             reason = str(error) if isinstance(error, _Broken) else "scorer error: bad reply"
             return failed(Score(0.0, False, reason))
         self.scored += count
+        address = reply.get("address_mb")
+        self.address_mb = float(address) if isinstance(address, int | float) else 0.0
         return scores
+
+    def _spent(self) -> bool:
+        """Whether the worker has scored or grown enough to be replaced."""
+        return (
+            self.scored >= self.isolation.recycle_after
+            or self.address_mb >= self.isolation.recycle_share * self.isolation.memory_mb
+        )
 
     def close(self) -> None:
         """Stop the worker (killed: it holds nothing worth saving)."""
@@ -141,7 +156,7 @@ class ScoringWorker:
             stderr=subprocess.DEVNULL,
             env={**os.environ, "PYTHONUNBUFFERED": "1"},
         )
-        self.scored = 0
+        self.scored, self.address_mb = 0, 0.0
         ready = self._receive(START_SECONDS, starting=True)
         if ready.get("ready") is not True:
             raise _Broken(ready.get("error", "the worker did not start"))
@@ -384,7 +399,7 @@ def _serve(arguments: Sequence[str]) -> int:
     """The worker's loop: cap memory, load task files, then answer one score per line."""
     import argparse
 
-    from argc.compiler.guard import cap_memory
+    from argc.compiler.guard import address_space_mb, cap_memory
     from argc.tasks import score_groups
     from argc.tasks.framework import load_tasks
 
@@ -415,7 +430,10 @@ def _serve(arguments: Sequence[str]) -> int:
                 for group in json.loads(line)["groups"]
             ]
             results = score_groups(groups)
-            reply = {"groups": [[_to_reply(result) for result in group] for group in results]}
+            reply = {
+                "groups": [[_to_reply(result) for result in group] for group in results],
+                "address_mb": round(address_space_mb(), 1),
+            }
         except Exception as error:  # noqa: BLE001 - a malformed request scores 0
             result = Score(0.0, False, f"scorer error: {type(error).__name__}: {error}")
             reply = {"error": _to_reply(result)}

@@ -1,7 +1,8 @@
 """A task file whose scorer misbehaves on purpose, for the tests of isolated scoring: the
 task `endless` (a status query) never returns on the answer `loop`, allocates 4 GiB on
-`hoard` and ends its process with exit code 3 on `die`; any other answer scores 0.5 with the
-reason "scored"."""
+`hoard`, ends its process with exit code 3 on `die` and keeps 600 MiB for the rest of the
+process on `keep`; the answer `pid` scores 0.5 with the worker's process id as the reason, any
+other answer with the reason "scored"."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ import os, time
 from argc.tasks.framework import Score, register
 from argc.tasks.status_query import StatusQuery
 
+KEPT = []
+
 @register
 class Endless(StatusQuery):
     name = "endless"
@@ -26,6 +29,10 @@ class Endless(StatusQuery):
             hoard = [bytearray(64 << 20) for _ in range(64)]
         if answer == "die":
             os._exit(3)
+        if answer == "keep":
+            KEPT.append(bytearray(600 << 20))
+        if answer == "pid":
+            return Score(0.5, False, str(os.getpid()))
         return Score(0.5, False, "scored")
 """
 

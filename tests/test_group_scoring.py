@@ -145,6 +145,35 @@ def test_pooled_groups_share_one_solve_per_ordering(monkeypatch):
     assert len(calls) == 1 and calls[0] > len(groups)
 
 
+@pytest.mark.parametrize("task", ["defence", "status_query"])
+def test_identical_answers_reach_the_scorer_once(task, monkeypatch):
+    seen: list[list[str]] = []
+    scorer = type(REGISTRY[task])
+    answers_of, groups_of = scorer.score_answers, scorer.score_groups
+
+    def answers_counted(self, instance, answers):
+        seen.append(list(answers))
+        return answers_of(self, instance, answers)
+
+    def groups_counted(self, groups):
+        seen.extend(list(answers) for _, answers in groups)
+        return groups_of(self, groups)
+
+    instances = [generate(task, level, ORDERINGS[2], 4) for level in (3, 7)]
+    groups = [
+        (i, [f"<answer>{i.reference}</answer>"] * 3 + ["<answer>x</answer>", "none"] * 2)
+        for i in instances
+    ]
+    expected = [[score(i, response) for response in responses] for i, responses in groups]
+    monkeypatch.setattr(scorer, "score_answers", answers_counted)
+    monkeypatch.setattr(scorer, "score_groups", groups_counted)
+    assert score_group(*groups[0]) == expected[0]
+    assert seen == [[instances[0].reference, "x"]]
+    seen.clear()
+    assert score_groups(groups) == expected
+    assert {tuple(answers) for answers in seen} == {(i.reference, "x") for i in instances}
+
+
 @pytest.mark.parametrize("task", CONSTRUCTIVE)
 def test_answers_with_the_same_directives_in_another_order_are_solved_once(task, monkeypatch):
     calls = []

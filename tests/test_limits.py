@@ -322,6 +322,24 @@ def test_a_scorer_past_the_memory_cap_scores_zero(misbehaving):
         assert pool.score(instance, "<answer>fine</answer>").reason == "scored"
 
 
+def test_a_worker_is_replaced_once_it_holds_half_its_memory_cap(misbehaving):
+    path, instance = misbehaving
+    with IsolatedScorer(isolation=Isolation(memory_mb=1024), load=[str(path)]) as pool:
+        first = pool.score(instance, "<answer>pid</answer>").reason
+        assert pool.score(instance, "<answer>pid</answer>").reason == first
+        assert pool.score(instance, "<answer>keep</answer>").reason == "scored"
+        second = pool.score(instance, "<answer>pid</answer>").reason
+        assert second != first
+        assert pool.score(instance, "<answer>pid</answer>").reason == second
+
+
+def test_a_worker_is_replaced_after_its_count_of_answers(misbehaving):
+    path, instance = misbehaving
+    with IsolatedScorer(isolation=Isolation(recycle_after=2), load=[str(path)]) as pool:
+        pids = [pool.score(instance, "<answer>pid</answer>").reason for _ in range(5)]
+    assert pids[0] == pids[1] != pids[2] == pids[3] != pids[4]
+
+
 def test_a_dying_worker_scores_zero_and_is_replaced(misbehaving):
     path, instance = misbehaving
     with IsolatedScorer(load=[str(path)]) as pool:
