@@ -205,8 +205,9 @@ class Budget:
         note it as a parent of its direct sub-arguments, which it returns."""
         self.parents.append([])
         subs = []
-        if structure.name == "app":
-            subs = [int(sub) for sub in _NUMBERS.findall(str(structure.arguments[1]))]
+        parts = structure.arguments  # [L] for prem(L), [R, T] for app(R, T)
+        if len(parts) == 2:
+            subs = [int(sub) for sub in _NUMBERS.findall(str(parts[1]))]
             number = len(self.structures) + 1
             for sub in set(subs):
                 self.parents[sub - 1].append(number)
