@@ -14,7 +14,6 @@ import random
 from abc import abstractmethod
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import Any, ClassVar
 
 from argc.compiler import LimitExceeded, Limits, QueryResult, Solution, solve_many
@@ -649,17 +648,20 @@ def score_intervention(instance: Instance, answer: str) -> Score:
 
 @dataclass(frozen=True)
 class _Executable:
-    """A readable answer of acceptable size: the theory it makes, to be solved."""
+    """A readable answer of acceptable size: the theory it makes (the instance's theory, its
+    text `base`, with the directives `added`), to be solved."""
 
     theory: Theory
     size: int
     note: str
+    base: str
+    added: frozenset[Directive]
 
-    @cached_property
-    def directives(self) -> frozenset[Directive]:
-        """The theory as a set: theories with the same directives in another order have the
-        same statuses, so they are solved once."""
-        return frozenset(self.theory.directives())
+    @property
+    def key(self) -> tuple[str, frozenset[Directive]]:
+        """What the theory is made of, as sets: theories made of the same directives in
+        another order have the same statuses, so they are solved once."""
+        return self.base, self.added
 
 
 def score_interventions(instance: Instance, answers: Sequence[str]) -> list[Score]:
@@ -679,19 +681,20 @@ def score_intervention_groups(
     prepared = [
         [_executable(instance, answer) for answer in answers] for instance, answers in groups
     ]
-    wanted: dict[Ordering, dict[frozenset[Directive], Theory]] = {}
+    wanted: dict[Ordering, dict[tuple[str, frozenset[Directive]], Theory]] = {}
     for (instance, _), items in zip(groups, prepared, strict=True):
         theories = wanted.setdefault(instance.strength, {})
         for p in items:
             if isinstance(p, _Executable):
-                theories.setdefault(p.directives, p.theory)
-    solved: dict[tuple[Ordering, frozenset[Directive]], Solution | LimitExceeded] = {}
+                theories.setdefault(p.key, p.theory)
+    solved: dict[tuple[Ordering, tuple[str, frozenset[Directive]]], Solution | LimitExceeded]
+    solved = {}
     for ordering, theories in wanted.items():
         found = solve_many(list(theories.values()), ordering=ordering, limits=SCORING_LIMITS)
         solved.update(zip(((ordering, key) for key in theories), found, strict=True))
     return [
         [
-            _executed(instance, p, solved[instance.strength, p.directives])
+            _executed(instance, p, solved[instance.strength, p.key])
             if isinstance(p, _Executable)
             else p
             for p in items
@@ -716,7 +719,7 @@ def _executable(instance: Instance, answer: str) -> Score | _Executable:
     base = instance.parsed_theory
     legal, rejected = legal_part(directives, base, instance.target["language"])
     note = f"; rejected {len(rejected)}: {'; '.join(rejected)}" if rejected else ""
-    return _Executable(base.apply(legal), n, note)
+    return _Executable(base.apply(legal), n, note, instance.theory, frozenset(legal))
 
 
 def _executed(instance: Instance, answer: _Executable, solution: Solution | ArgcError) -> Score:
