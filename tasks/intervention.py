@@ -646,6 +646,12 @@ def score_intervention(instance: Instance, answer: str) -> Score:
     return score_interventions(instance, [answer])[0]
 
 
+#: What an answer's theory is made of: the instance's theory text and the set of directives
+#: the answer adds. Theories made of the same directives in another order have the same
+#: statuses, so they are solved once.
+_TheoryKey = tuple[str, frozenset[Directive]]
+
+
 @dataclass(frozen=True)
 class _Executable:
     """A readable answer of acceptable size: the theory it makes (the instance's theory, its
@@ -658,9 +664,7 @@ class _Executable:
     added: frozenset[Directive]
 
     @property
-    def key(self) -> tuple[str, frozenset[Directive]]:
-        """What the theory is made of, as sets: theories made of the same directives in
-        another order have the same statuses, so they are solved once."""
+    def key(self) -> _TheoryKey:
         return self.base, self.added
 
 
@@ -681,14 +685,13 @@ def score_intervention_groups(
     prepared = [
         [_executable(instance, answer) for answer in answers] for instance, answers in groups
     ]
-    wanted: dict[Ordering, dict[tuple[str, frozenset[Directive]], Theory]] = {}
+    wanted: dict[Ordering, dict[_TheoryKey, Theory]] = {}
     for (instance, _), items in zip(groups, prepared, strict=True):
         theories = wanted.setdefault(instance.strength, {})
         for p in items:
             if isinstance(p, _Executable):
                 theories.setdefault(p.key, p.theory)
-    solved: dict[tuple[Ordering, tuple[str, frozenset[Directive]]], Solution | LimitExceeded]
-    solved = {}
+    solved: dict[tuple[Ordering, _TheoryKey], Solution | LimitExceeded] = {}
     for ordering, theories in wanted.items():
         found = solve_many(list(theories.values()), ordering=ordering, limits=SCORING_LIMITS)
         solved.update(zip(((ordering, key) for key in theories), found, strict=True))
