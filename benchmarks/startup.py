@@ -14,7 +14,10 @@ runs, alternating which goes first, many times in one run:
   written into it (language, contraries, rules, transitively closed preferences, axioms and
   premises), computes the arguments and defeats under the theory's ordering, the grounded
   extension and the claims' grounded statuses, and prints them (no argc import: PyArg alone);
-- `python -c pass`, the interpreter's own start, as the floor both share.
+- `python -c pass`, the interpreter's own start, as the floor both share;
+- `python -c "import clingo"`, argc's own floor: no `argc check` can start faster than the
+  interpreter with clingo imported. Where this is as slow as the PyArg script, argc cannot
+  beat PyArg as a whole process whatever it does after importing clingo.
 
 The processes keep their compiled modules (bytecode) in the temporary folder, written by an
 untimed first run, as an installed argc and PyArg have them (pip compiles them at install),
@@ -281,10 +284,11 @@ def startup_rows(
     progress=None,
 ) -> list[dict]:
     """One row per theory: medians (seconds) of `argc check FILE`, of the PyArg script and
-    of `python -c pass`, timed as whole processes, alternating which runs first: wall time
-    (`*_s`) and CPU time, user and system (`*_cpu_s`). With `bytecode` the processes keep
-    compiled modules in the temporary folder, warmed by an untimed run (see `_environment`);
-    without it they run in the environment as it is."""
+    of the floors `python -c pass` and `python -c "import clingo"`, timed as whole
+    processes, alternating which runs first: wall time (`*_s`) and CPU time, user and
+    system (`*_cpu_s`). With `bytecode` the processes keep compiled modules in the temporary
+    folder, warmed by an untimed run (see `_environment`); without it they run in the
+    environment as it is."""
     argc = argc_command()
     rows = []
     with tempfile.TemporaryDirectory(prefix="argc-startup-") as folder:
@@ -293,9 +297,15 @@ def startup_rows(
             check = [*argc, "check", str(case.path)]
             pyarg = [sys.executable, str(case.script)]
             floor = [sys.executable, "-c", "pass"]
+            engine = [sys.executable, "-c", "import clingo"]
             agree = _agree(case, argc, env)
             _timed(floor, (0,), env)
-            times: dict[str, list[tuple[float, float]]] = {"argc": [], "pyarg": [], "python": []}
+            times: dict[str, list[tuple[float, float]]] = {
+                "argc": [],
+                "pyarg": [],
+                "python": [],
+                "clingo": [],
+            }
             for repeat in range(repeats):
                 order = [("argc", check, (0, 1)), ("pyarg", pyarg, (0,))]
                 if repeat % 2:
@@ -303,6 +313,7 @@ def startup_rows(
                 for name, command, ok in order:
                     times[name].append(_timed(command, ok, env))
                 times["python"].append(_timed(floor, (0,), env))
+                times["clingo"].append(_timed(engine, (0,), env))
             wall = {name: statistics.median(t[0] for t in found) for name, found in times.items()}
             cpu = {name: statistics.median(t[1] for t in found) for name, found in times.items()}
             row = {
@@ -311,9 +322,11 @@ def startup_rows(
                 "argc_s": wall["argc"],
                 "pyarg_s": wall["pyarg"],
                 "python_s": wall["python"],
+                "clingo_s": wall["clingo"],
                 "argc_cpu_s": cpu["argc"],
                 "pyarg_cpu_s": cpu["pyarg"],
                 "python_cpu_s": cpu["python"],
+                "clingo_cpu_s": cpu["clingo"],
                 "ratio": wall["pyarg"] / wall["argc"],
                 "agree": agree,
                 "repeats": repeats,
@@ -325,15 +338,23 @@ def startup_rows(
     return rows
 
 
-_COLUMNS = ("argc_s", "pyarg_s", "python_s", "argc_cpu_s", "pyarg_cpu_s", "python_cpu_s")
+_COLUMNS = (
+    "argc_s",
+    "pyarg_s",
+    "python_s",
+    "clingo_s",
+    "argc_cpu_s",
+    "pyarg_cpu_s",
+    "python_cpu_s",
+)
 
 
 def table(rows: list[dict]) -> str:
     """Milliseconds: wall time, then CPU time, of each process; PyArg/argc of wall times."""
     lines = [
-        "| theory | directives | argc check | PyArg script | python -c pass | argc CPU"
-        " | PyArg CPU | python CPU | PyArg/argc | same statuses |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+        "| theory | directives | argc check | PyArg script | python -c pass | import clingo"
+        " | argc CPU | PyArg CPU | python CPU | PyArg/argc | same statuses |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     for row in rows:
         times = " | ".join(f"{1000 * row[key]:.0f}" for key in _COLUMNS)

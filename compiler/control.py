@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import atexit
 import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
+from typing import TYPE_CHECKING
 
 import clingo
-from clingo import ast
 
 from argc.compiler.encodings import encoding_text
 from argc.dsl.errors import ArgcError, LimitExceeded
+
+if TYPE_CHECKING:
+    from clingo import ast
 
 __all__ = ["Deadline", "LimitExceeded", "Limits", "ProgramError", "Session", "parsed_encoding"]
 
@@ -246,11 +250,23 @@ _NUMBERS = re.compile(r"\d+")
 _SECONDS_PER_ATTACK = 2e-6
 _ONE, _ZERO = clingo.Number(1), clingo.Number(0)
 
+#: The encodings some Control of this process has loaded. The first Control to load one adds
+#: its text, which clingo parses in C++ (about 1 ms for the grounded program), where building
+#: the syntax trees in Python takes about 6 ms and importing clingo.ast 2 ms: what a one-shot
+#: `argc check` pays. Later Controls add the syntax trees, parsed once, in about 0.4 ms.
+_ADDED: set[str] = set()
+
 
 @cache
 def parsed_encoding(name: str) -> tuple[ast.AST, ...]:
     """The statements of `asp/<name>.lp` without its comments, parsed once per process
-    (shared by every Control that loads the encoding, and by batches, which rewrite them)."""
+    (shared by every later Control that loads the encoding, and by batches, which rewrite
+    them)."""
+    from clingo import ast
+
+    if not parsed_encoding.cache_info().currsize:
+        # Free the trees before clingo.ast, imported after this module, is torn down at exit.
+        atexit.register(parsed_encoding.cache_clear)
     statements: list[ast.AST] = []
     ast.parse_string(encoding_text(name), statements.append)
     return tuple(s for s in statements if s.ast_type != ast.ASTType.Comment)
@@ -260,6 +276,8 @@ def check_program(text: str) -> None:
     """ProgramError unless `text` is a plain ASP program that is safe to ground over a solved
     model: it must parse, embed no script (`#script` runs code) and call no external function
     (`@f(...)`: the engine's callbacks are not for queries)."""
+    from clingo import ast
+
     errors: list[str] = []
     found: list[str] = []
 
@@ -345,11 +363,18 @@ class Session:
             self.errors.append(message.strip())
 
     def load(self, encodings: Sequence[str]) -> None:
-        """Add encodings (by name, pre-parsed) to the program."""
-        with ast.ProgramBuilder(self.control) as builder:
-            for name in encodings:
-                for statement in parsed_encoding(name):
-                    builder.add(statement)
+        """Add encodings (by name) to the program, in order: as text the first time this
+        process loads each (see `_ADDED`), as its parsed statements from then on."""
+        for name in encodings:
+            if name in _ADDED:
+                from clingo import ast
+
+                with ast.ProgramBuilder(self.control) as builder:
+                    for statement in parsed_encoding(name):
+                        builder.add(statement)
+            else:
+                self.control.add("base", [], encoding_text(name))
+                _ADDED.add(name)
 
     def ground(self, parts: Sequence[tuple[str, str]]) -> None:
         """Add `(part, text)` programs and ground those parts (and `base` on the first call)."""

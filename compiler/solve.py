@@ -10,7 +10,6 @@ from typing import Protocol
 
 import clingo
 
-from argc.compiler.batch import BatchSession, split_facts
 from argc.compiler.control import Budget, LimitExceeded, Limits, Session, check_program
 from argc.compiler.encodings import SEMANTICS_ENCODINGS, program_encodings
 from argc.compiler.facts import PREFERENCE_INPUTS, literal_term, theory_facts
@@ -300,6 +299,8 @@ def solve_many(
 def _variants_together(facts: dict[int, str], indices: list[int]) -> list[int]:
     """The indices reordered so that theories that differ only in their preferences follow
     each other (and so share a batch, where they share their arguments)."""
+    from argc.compiler.batch import split_facts
+
     variants: dict[tuple[str, ...], list[int]] = {}
     for index in indices:
         common, _ = split_facts(facts[index], PREFERENCE_INPUTS)
@@ -325,6 +326,8 @@ def _solve_batch(
     alone when the batch as a whole ran out of time or memory)."""
     if len(theories) == 1:
         return [_alone(theories[0], ordering, "grounded", limits)]
+    from argc.compiler.batch import BatchSession  # syntax-tree rewriting: imports clingo.ast
+
     started = time.perf_counter()
     session = BatchSession(limits, len(theories))
     session.load(program_encodings(ordering, "grounded"), varying=PREFERENCE_INPUTS)

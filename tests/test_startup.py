@@ -112,6 +112,29 @@ def test_check_without_export_skips_frameworks_and_output_files():
     assert {"argc.files", "argc.dsl.iccma", "argc.compiler.frameworks"}.isdisjoint(modules)
 
 
+def test_checking_one_file_adds_the_encodings_as_text():
+    """A process's first Control adds the encodings' text: no syntax trees, no clingo.ast."""
+    code, modules = modules_after("check", str(TWEETY))
+    assert code == 0
+    assert "clingo.ast" not in modules and "argc.compiler.batch" not in modules
+
+
+@pytest.mark.parametrize("semantics", ["grounded", "preferred", "semi-stable", "ideal"])
+def test_encodings_added_as_text_or_as_trees_solve_alike(monkeypatch, semantics):
+    """The first load of an encoding in a process adds its text, later ones its parsed
+    statements: both give the same arguments, attacks, extensions and statuses."""
+    from argc.compiler import control, solve
+    from argc.compiler.report import as_record
+
+    for seed in range(12):
+        theory = random_theory(seed)
+        monkeypatch.setattr(control, "_ADDED", set())
+        as_text = solve(theory, semantics=semantics)
+        assert control._ADDED  # the next solve adds the parsed statements
+        as_trees = solve(theory, semantics=semantics)
+        assert as_record(as_text, "t", graph=True) == as_record(as_trees, "t", graph=True)
+
+
 def test_a_syntax_error_brings_lark_in_and_reads_as_before(tmp_path):
     path = tmp_path / "broken.arg"
     path.write_text("[premise: a]\n[defeasible r: a => ]\n", encoding="utf-8")
