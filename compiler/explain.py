@@ -12,18 +12,14 @@ def _strike(attack: Attack) -> str:
     return f"{attack.attacker} ({attack.kind}{where})"
 
 
-def _attacks_on(solution: Solution, argument: str) -> list[Attack]:
-    return [attack for attack in solution.attacks if attack.attacked == argument]
-
-
 def _answer(solution: Solution, attacker: str) -> str:
-    answers = [name for name in solution.defeaters(attacker) if name in solution.grounded]
-    return f"defeated by {answers[0]}" if answers else "not answered"
+    answer = solution.grounded_defeater(attacker)
+    return f"defeated by {answer}" if answer is not None else "not answered"
 
 
 def _defence(solution: Solution, argument: str) -> list[str]:
     lines = []
-    for attack in _attacks_on(solution, argument):
+    for attack in solution.attacks_on(argument):
         if attack.defeat:
             lines.append(f"    attacked by {_strike(attack)}, {_answer(solution, attack.attacker)}")
         else:
@@ -37,7 +33,7 @@ def _defence(solution: Solution, argument: str) -> list[str]:
 def _failures(solution: Solution, argument: str, label: str) -> list[str]:
     wanted = "in" if label == "out" else "undecided"
     lines = []
-    for attack in _attacks_on(solution, argument):
+    for attack in solution.attacks_on(argument):
         if attack.defeat and solution.label(attack.attacker) == wanted:
             state = "in the grounded extension" if wanted == "in" else "itself undecided"
             lines.append(f"    defeated by {_strike(attack)}, {state}")
@@ -68,7 +64,8 @@ def explain(solution: Solution, literal: Literal) -> list[str]:
             lines += _failures(solution, name, label)
     if solution.semantics != "grounded":
         acceptance = solution.acceptance(literal)
-        count = sum(1 for extension in solution.extensions if extension & set(supporting))
+        held = set(supporting)
+        count = sum(1 for extension in solution.extensions if not held.isdisjoint(extension))
         listed = f"{len(solution.extensions)} extensions"
         if solution.more_extensions:
             listed = f"the first {listed} listed (more exist)"

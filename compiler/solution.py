@@ -177,17 +177,45 @@ class Solution(Accepting):
 
     @cached_property
     def attacks(self) -> tuple[Attack, ...]:
-        """Every attack: a direct attack on B reaches every argument that contains B."""
-        containing: dict[str, list[str]] = defaultdict(list)
-        for name in self.arguments:
-            for sub in self.subarguments(name):
-                containing[sub].append(name)
+        """Every attack: a direct attack on B reaches every argument that contains B (found
+        for the attacked B alone, so the work is that of the attacks found)."""
+        containing = {on: self.containers(on) for on in {a.on for a in self.direct_attacks}}
         found = [
             Attack(attack.attacker, whole, attack.on, attack.kind, attack.defeat)
             for attack in self.direct_attacks
             for whole in containing[attack.on]
         ]
         return tuple(sorted(found, key=lambda a: (a.attacker, a.attacked, a.on, a.kind)))
+
+    @cached_property
+    def _parents(self) -> dict[str, list[str]]:
+        """The arguments with each argument as a direct sub-argument."""
+        parents: dict[str, list[str]] = defaultdict(list)
+        for argument in self.arguments.values():
+            for sub in dict.fromkeys(argument.subarguments):
+                parents[sub].append(argument.name)
+        return parents
+
+    def containers(self, name: str) -> set[str]:
+        """`name` and every argument that contains it."""
+        found, stack = {name}, [name]
+        while stack:
+            for parent in self._parents.get(stack.pop(), ()):
+                if parent not in found:
+                    found.add(parent)
+                    stack.append(parent)
+        return found
+
+    @cached_property
+    def _attacks_on(self) -> dict[str, tuple[Attack, ...]]:
+        grouped: dict[str, list[Attack]] = defaultdict(list)
+        for attack in self.attacks:
+            grouped[attack.attacked].append(attack)
+        return {name: tuple(found) for name, found in grouped.items()}
+
+    def attacks_on(self, argument: str) -> tuple[Attack, ...]:
+        """The attacks on `argument` (on it or on a sub-argument), in the order of `attacks`."""
+        return self._attacks_on.get(argument, ())
 
     def subarguments(self, name: str) -> set[str]:
         """`name` and all its sub-arguments."""
@@ -221,14 +249,27 @@ class Solution(Accepting):
         """The arguments that defeat `argument`, sorted by name."""
         return self._defeaters.get(argument, ())
 
+    @cached_property
+    def _grounded_defeaters(self) -> dict[str, str]:
+        """Each argument defeated by the grounded extension, with its first defeater (by
+        name) in the extension."""
+        grounded, found = self.grounded, {}
+        for attacker, attacked in self.defeats:
+            if attacker in grounded:
+                found[attacked] = min(found.get(attacked, attacker), attacker)
+        return found
+
+    def grounded_defeater(self, argument: str) -> str | None:
+        """The first argument (by name) of the grounded extension that defeats `argument`;
+        None when none does."""
+        return self._grounded_defeaters.get(argument)
+
     def label(self, argument: str) -> str:
         """The argument's grounded label: `in`, `out` (defeated by the grounded extension)
         or `undecided`."""
         if argument in self.grounded:
             return "in"
-        if any(defeater in self.grounded for defeater in self.defeaters(argument)):
-            return "out"
-        return "undecided"
+        return "out" if argument in self._grounded_defeaters else "undecided"
 
     def status(self, literal: Literal) -> str:
         """Grounded status of a claim; a literal the theory never names has no argument and

@@ -41,17 +41,21 @@ def _cycles(pairs: Sequence[tuple[Hashable, Hashable, Position | None]], what: s
     for stronger, weaker, _ in pairs:
         graph.setdefault(stronger, []).append(weaker)
         graph.setdefault(weaker, [])
+    cycles = [component for component in _components(graph) if len(component) > 1]
+    cycle_of = {item: index for index, component in enumerate(cycles) for item in component}
+    first: dict[int, Position | None] = {}
+    for stronger, weaker, position in pairs:
+        index = cycle_of.get(stronger)
+        if index is not None and index == cycle_of.get(weaker):
+            first.setdefault(index, position)
     warnings = []
-    for component in _components(graph):
-        if len(component) < 2:
-            continue
+    for index, component in enumerate(cycles):
         members = ", ".join(sorted(str(item) for item in component))
-        first = next(position for s, w, position in pairs if s in component and w in component)
         warnings.append(
             TheoryWarning(
                 f"the {what} preferences among {members} form a cycle: none of these"
                 f" {what}s is strictly preferred to another",
-                first,
+                first[index],
             )
         )
     return warnings
