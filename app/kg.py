@@ -9,10 +9,12 @@ import argparse
 import json
 import os
 import sys
+import time
 
-from argc.compiler.control import Limits
+from argc.compiler.control import Deadline, Limits
 from argc.compiler.guard import Watchdog, memory_cap
 from argc.compiler.kg.solve import KgModel, solve_kg
+from argc.dsl.errors import LimitExceeded
 from argc.dsl.kg import read_kg
 from argc.dsl.parser import source_name
 from argc.options import positive_int, seconds
@@ -44,7 +46,11 @@ def register(commands: argparse._SubParsersAction) -> None:
     solve.add_argument("--target", metavar="OBJECT", help="default: the first object declared")
     solve.add_argument("--json", action="store_true", help="one JSON object")
     solve.add_argument(
-        "--time-limit", type=seconds, default=60.0, metavar="SECONDS", help="reading and solving"
+        "--time-limit",
+        type=seconds,
+        default=60.0,
+        metavar="SECONDS",
+        help="reading, solving and building the output",
     )
     solve.add_argument(
         "--max-memory",
@@ -94,19 +100,29 @@ def _pretrain(args: argparse.Namespace) -> int:
 
 
 def _solve(args: argparse.Namespace) -> int:
+    """Solve the world and build its report within the time limit (the watchdog armed
+    throughout; a limit passed while building prints the limit's one line instead), then
+    print it."""
     name = source_name(args.world)
+    limits = Limits(seconds=args.time_limit, started=time.monotonic())
     with memory_cap(args.max_memory), Watchdog() as watchdog:
         watchdog.arm(args.time_limit, f"{name}: time limit of {args.time_limit:g} s exceeded")
-        world = read_kg(args.world)
-        model = solve_kg(world, Limits(seconds=args.time_limit))
-        watchdog.disarm()
-    things = [thing.name for thing in world.objects]
-    target = args.target or (things[0] if things else None)
-    if target is not None and target not in things:
-        print(f"argc kg solve: {name}: no object named {target!r}", file=sys.stderr)
-        return 2
-    record = solved_record(model, target)
-    print(json.dumps(record) if args.json else solved_text(record))
+        try:
+            world = read_kg(args.world)
+            things = [thing.name for thing in world.objects]
+            target = args.target or (things[0] if things else None)
+            if target is not None and target not in things:
+                print(f"argc kg solve: {name}: no object named {target!r}", file=sys.stderr)
+                return 2
+            record = solved_record(solve_kg(world, limits), target)
+            report = json.dumps(record) if args.json else solved_text(record)
+            Deadline(limits.seconds, limits.started).check()
+        except LimitExceeded as error:
+            print(f"argc kg solve: {name}: {error}", file=sys.stderr)
+            return 2
+        finally:
+            watchdog.disarm()
+    print(report, flush=True)
     return 0
 
 

@@ -13,10 +13,10 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from argc.compiler.control import LimitExceeded, Limits, ProgramError
+from argc.compiler.control import Deadline, LimitExceeded, Limits, ProgramError
 from argc.compiler.graph import EXPORT_FORMATS, export
 from argc.compiler.guard import Watchdog, memory_cap
 from argc.compiler.report import (
@@ -174,7 +174,7 @@ def _add_limits(parser: argparse.ArgumentParser) -> None:
         type=seconds,
         default=60.0,
         metavar="SECONDS",
-        help="per file: reading, parsing, grounding and solving",
+        help="per file: reading, parsing, grounding, solving and building the output",
     )
     parser.add_argument("--max-arguments", type=positive_int, default=Limits.arguments, metavar="N")
     parser.add_argument(
@@ -221,6 +221,24 @@ def _deadline(limits: Limits) -> float:
     return limits.started + limits.seconds
 
 
+def _in_time(limits: Limits) -> None:
+    """LimitExceeded once the input's time limit has passed: what it prints is built within
+    the limit (under the watchdog), and printed only when it was."""
+    Deadline(limits.seconds, limits.started).check()
+
+
+@dataclass(frozen=True)
+class _Output:
+    """What one input prints, built within its time limit: warnings (to stderr), the export
+    text (to --out), the report (None when the export takes standard output) and the exit
+    code."""
+
+    report: str | None
+    code: int = EXIT_OK
+    warnings: tuple[str, ...] = ()
+    export: str | None = None
+
+
 @contextmanager
 def _guarded(args: argparse.Namespace) -> Iterator[Watchdog]:
     """The command's memory cap and its watchdog, both lifted when it ends."""
@@ -234,44 +252,48 @@ def _limit_message(path: str, error: LimitExceeded) -> str:
 
 
 def _check_file(file: str, args: argparse.Namespace, watchdog: Watchdog) -> int:
+    """Solve one input and build what it prints within its time limit (the watchdog armed
+    throughout), then print it: a limit passed while building prints the limit's one line
+    instead, and no part of the output."""
     path = source_name(file)
     limits = _clock(_limits(args), watchdog, path, args.json)
-    if file.endswith(".kg"):
-        return _check_kg(file, path, args, limits, watchdog)
     try:
-        theory = _read(file, limits)
-        solution = solve(
-            theory,
-            ordering=_ordering(args, theory.ordering),
-            semantics=args.semantics or theory.semantics,
-            limits=limits,
-        )
+        if file.endswith(".kg"):
+            output = _checked_kg(file, path, args, limits)
+        else:
+            output = _checked_theory(file, path, args, limits)
+        _in_time(limits)
     except (InputError, LimitExceeded) as error:
         return _failed(path, error, args.json)
     finally:
         watchdog.disarm()
-    for warning in _warnings(solution.theory, path, args.explain):
-        print(warning, file=sys.stderr, flush=True)
-    return _present(solution, path, args)
+    return _emit(output, args.out)
 
 
-def _check_kg(
-    file: str, path: str, args: argparse.Namespace, limits: Limits, watchdog: Watchdog
-) -> int:
+def _checked_theory(file: str, path: str, args: argparse.Namespace, limits: Limits) -> _Output:
+    theory = _read(file, limits)
+    solution = solve(
+        theory,
+        ordering=_ordering(args, theory.ordering),
+        semantics=args.semantics or theory.semantics,
+        limits=limits,
+    )
+    warnings = tuple(_warnings(solution.theory, path, args.explain))
+    return _presented(solution, path, args, warnings)
+
+
+def _checked_kg(file: str, path: str, args: argparse.Namespace, limits: Limits) -> _Output:
     """A KG world's timeline, depths and composite relations (docs/kg.md, "In ASP")."""
     from argc.compiler.kg.solve import solve_kg
     from argc.dsl.kg.parser import read_kg
 
-    try:
-        model = solve_kg(read_kg(file), limits)
-    except (InputError, LimitExceeded) as error:
-        return _failed(path, error, args.json)
-    finally:
-        watchdog.disarm()
-    for option in _theory_options(args):
-        print(f"{path}: warning: {option} applies to theories, not to KG worlds", file=sys.stderr)
-    print(json.dumps(model.record(path)) if args.json else model.summary(path), flush=True)
-    return EXIT_OK
+    model = solve_kg(read_kg(file), limits)
+    warnings = tuple(
+        f"{path}: warning: {option} applies to theories, not to KG worlds"
+        for option in _theory_options(args)
+    )
+    report = json.dumps(model.record(path)) if args.json else model.summary(path)
+    return _Output(report, warnings=warnings)
 
 
 def _theory_options(args: argparse.Namespace) -> list[str]:
@@ -320,24 +342,41 @@ def _failed(path: str, error: InputError | LimitExceeded, as_json: bool) -> int:
     return EXIT_INPUT_ERROR
 
 
-def _present(solution: Solution, path: str, args: argparse.Namespace) -> int:
-    """Write the export asked for, print the report (unless the export took standard
-    output), and return the file's exit code."""
-    if args.export:
-        from argc.files import OutputError, write_output
-
-        try:
-            write_output(args.out, export(solution, args.export))
-        except OutputError as error:
-            print(error, file=sys.stderr, flush=True)
-            return EXIT_INPUT_ERROR
+def _presented(
+    solution: Solution, path: str, args: argparse.Namespace, warnings: tuple[str, ...]
+) -> _Output:
+    """The export asked for, the report (unless the export takes standard output) and the
+    file's exit code."""
+    report = None
     if not (args.export and args.out == STDOUT):
         if args.json:
             report = json.dumps(as_record(solution, path, args.explain, args.graph))
         else:
             report = summary(solution, path, args.explain, args.show)
-        print(report, flush=True)
-    return EXIT_OK if solution.consistent else EXIT_INCONSISTENT
+    return _Output(
+        report,
+        EXIT_OK if solution.consistent else EXIT_INCONSISTENT,
+        warnings,
+        export(solution, args.export) if args.export else None,
+    )
+
+
+def _emit(output: _Output, out: str = STDOUT) -> int:
+    """Print a built output: its warnings, its export (to `out`, written whole) and its
+    report; the exit code."""
+    for warning in output.warnings:
+        print(warning, file=sys.stderr, flush=True)
+    if output.export is not None:
+        from argc.files import OutputError, write_output
+
+        try:
+            write_output(out, output.export)
+        except OutputError as error:
+            print(error, file=sys.stderr, flush=True)
+            return EXIT_INPUT_ERROR
+    if output.report is not None:
+        print(output.report, flush=True)
+    return output.code
 
 
 def _query(args: argparse.Namespace) -> int:
@@ -351,6 +390,8 @@ def _run_query(args: argparse.Namespace, watchdog: Watchdog) -> int:
         theory = read_theory(args.theory, deadline=_deadline(limits))
         program = read_text(args.program, deadline=_deadline(limits))
         result = query(theory, program, ordering=_ordering(args, theory.ordering), limits=limits)
+        shown = "\n".join(map(str, result.shown))
+        _in_time(limits)
     except InputError as error:
         print(error, file=sys.stderr)
         return EXIT_INPUT_ERROR
@@ -365,8 +406,8 @@ def _run_query(args: argparse.Namespace, watchdog: Watchdog) -> int:
     if not result.satisfiable:
         print("UNSATISFIABLE")
         return EXIT_UNSATISFIABLE
-    for symbol in result.shown:
-        print(symbol)
+    if shown:
+        print(shown, flush=True)
     return EXIT_OK
 
 
@@ -398,15 +439,16 @@ def _af_file(file: str, args: argparse.Namespace, watchdog: Watchdog) -> int:
         framework = read_framework(file, form=args.format, deadline=_deadline(limits))
         queries = _queries(args, framework, path)
         solution = solve_framework(framework, args.semantics, limits)
+        if args.json:
+            report = json.dumps(framework_record(solution, path, queries))
+        else:
+            report = framework_summary(solution, path, queries)
+        _in_time(limits)
     except (InputError, LimitExceeded) as error:
         return _failed(path, error, args.json)
     finally:
         watchdog.disarm()
-    if args.json:
-        print(json.dumps(framework_record(solution, path, queries)), flush=True)
-    else:
-        print(framework_summary(solution, path, queries), flush=True)
-    return EXIT_OK
+    return _emit(_Output(report))
 
 
 def _af(args: argparse.Namespace) -> int:
