@@ -7,18 +7,24 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
-from argc.compiler.control import Limits
+from argc.compiler.control import Deadline, LimitExceeded, Limits
 from argc.compiler.guard import Watchdog, memory_cap
 from argc.compiler.norms.changes import ChangeRecord, change_record
 from argc.compiler.norms.verdict import Verdict, solve_world
-from argc.dsl.errors import InputError
+from argc.dsl.errors import InputError, located_error
 from argc.dsl.norms.parser import read_world
+from argc.dsl.norms.world import World
 from argc.dsl.parser import source_name
 from argc.options import positive_int, seconds
 
 #: The default cap on the command's memory (address space), in MiB.
 DEFAULT_MEMORY_MB = 4096
+#: The file name of an error raised about text with no file (`InputError`'s default).
+UNNAMED = "<input>"
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -85,7 +91,8 @@ def register(commands: argparse._SubParsersAction) -> None:
             type=seconds,
             default=60.0,
             metavar="SECONDS",
-            help="per world: reading, grounding and solving",
+            help="per world: reading, grounding, solving and building the report (diff: the"
+            " change record within the variant's limit)",
         )
         command.add_argument(
             "--max-memory",
@@ -96,35 +103,85 @@ def register(commands: argparse._SubParsersAction) -> None:
         )
 
 
-def _verdict(path: str, args: argparse.Namespace, watchdog: Watchdog) -> Verdict:
-    """A world's verdict within the time limit (the watchdog ends a run that overstays)."""
+@contextmanager
+def _guarded(args: argparse.Namespace) -> Iterator[Watchdog]:
+    """The command's watchdog (its thread started first) and memory cap, both lifted when
+    it ends."""
+    with Watchdog() as watchdog, memory_cap(args.max_memory):
+        yield watchdog
+
+
+@contextmanager
+def _clocked(path: str, args: argparse.Namespace, watchdog: Watchdog) -> Iterator[Limits]:
+    """One world's limits, its time counted from now (before the file is read) until the
+    block ends, with the watchdog armed to end the process just after the limit if some step
+    does not stop. What the block builds is kept only if it ended within the limit; every
+    error of the block names the file."""
     name = source_name(path)
     watchdog.arm(args.time_limit, f"{name}: time limit of {args.time_limit:g} s exceeded")
+    limits = Limits(seconds=args.time_limit, started=time.monotonic())
     try:
-        world = read_world(path)
-        if world.query is None:
-            raise InputError(
-                "the world has no [query: ACTION] naming the action to decide", filename=name
-            )
-        return solve_world(world, Limits(seconds=args.time_limit))
+        yield limits
+        Deadline(limits.seconds, limits.started).check()
+    except InputError as error:
+        if error.filename != UNNAMED:
+            raise
+        raise InputError(error.message, filename=name) from None
+    except LimitExceeded as error:
+        text = str(error)
+        raise LimitExceeded(text if text.startswith(f"{name}:") else f"{name}: {text}") from None
+    except MemoryError:
+        raise LimitExceeded(f"{name}: out of memory (--max-memory {args.max_memory})") from None
     finally:
         watchdog.disarm()
 
 
+def _world(path: str) -> World:
+    """A world with a query, read from its file."""
+    world = read_world(path)
+    if world.query is None:
+        raise InputError(
+            "the world has no [query: ACTION] naming the action to decide",
+            filename=source_name(path),
+        )
+    return world
+
+
 def _solve(args: argparse.Namespace) -> int:
-    with memory_cap(args.max_memory), Watchdog() as watchdog:
-        verdict = _verdict(args.world, args, watchdog)
-    print(json.dumps(verdict.to_json()) if args.json else verdict_text(verdict))
+    with _guarded(args) as watchdog, _clocked(args.world, args, watchdog) as limits:
+        verdict = solve_world(_world(args.world), limits)
+        report = json.dumps(verdict.to_json()) if args.json else verdict_text(verdict)
+    print(report, flush=True)
     return 0
 
 
 def _diff(args: argparse.Namespace) -> int:
-    with memory_cap(args.max_memory), Watchdog() as watchdog:
-        before = _verdict(args.root, args, watchdog)
-        after = _verdict(args.variant, args, watchdog)
-    record = change_record(before, after)
-    print(json.dumps(record.to_json()) if args.json else record_text(record))
+    """Both worlds solved, each within its time limit; the record is built within the
+    variant's."""
+    with _guarded(args) as watchdog:
+        with _clocked(args.root, args, watchdog) as limits:
+            before = solve_world(_world(args.root), limits)
+        with _clocked(args.variant, args, watchdog) as limits:
+            variant = _world(args.variant)
+            _same_query(before, variant, args.variant)
+            record = change_record(before, solve_world(variant, limits))
+            report = json.dumps(record.to_json()) if args.json else record_text(record)
+    print(report, flush=True)
     return 0
+
+
+def _same_query(before: Verdict, variant: World, path: str) -> None:
+    """InputError, at the variant's query, when it asks about another action than the root."""
+    query = variant.query
+    assert query is not None  # _world checked it
+    if query.action != before.query:
+        raise located_error(
+            f"the variant asks about {query.action}, the root world about {before.query}:"
+            " a change record compares two verdicts on one action",
+            query.position,
+            source_name(path),
+            None,
+        )
 
 
 def _rules(rules: tuple[str, ...] | list[str]) -> str:
@@ -150,8 +207,9 @@ def verdict_text(verdict: Verdict) -> str:
         lines.append(f"holds: {label} by {_rules(rules)}")
     for rule, status in verdict.statuses.items():
         lines.append(f"rule {rule}: {status}")
+    defeats = set(verdict.defeats)
     for attacker, attacked in verdict.attacks:
-        defeat = " (defeats)" if (attacker, attacked) in verdict.defeats else ""
+        defeat = " (defeats)" if (attacker, attacked) in defeats else ""
         lines.append(f"attack: {attacker} -> {attacked}{defeat}")
     return "\n".join(lines)
 

@@ -73,6 +73,87 @@ def random_world(seed: int) -> World:
     )
 
 
+def _condition(rng: random.Random, terms: tuple[str, ...]) -> Atom:
+    """A unary or binary atom over `terms`, which repeat often."""
+    if rng.random() < 0.5:
+        return Atom(rng.choice(UNARY), (rng.choice(terms),))
+    return Atom("r", (rng.choice(terms), rng.choice(terms)))
+
+
+def _shared_body(rng: random.Random, subject: str) -> tuple[Atom, ...]:
+    """One or two conditions over a few variables and a constant, naming `subject`; a
+    condition repeated literally now and then, and now and then a symmetric pair
+    `r(Y, subject), r(Z, subject)`, so that ground instances repeat conditions (literally,
+    or once two variables take one value) and two bindings give one ground rule."""
+    terms = (subject, subject, "Y", "Z", rng.choice(CONSTANTS))
+    body = [_condition(rng, terms) for _ in range(rng.randint(1, 2))]
+    if all(subject not in atom.arguments for atom in body):
+        body.append(Atom(rng.choice(UNARY), (subject,)))
+    if rng.random() < 0.3:
+        body.insert(rng.randrange(len(body) + 1), rng.choice(body))
+    if rng.random() < 0.25:  # two of subject's relations, the same one where Y = Z
+        body[rng.randrange(len(body)) :] += [Atom("r", ("Y", subject)), Atom("r", ("Z", subject))]
+    return tuple(body)
+
+
+def shared_world(seed: int) -> World:
+    """A world like `random_world`'s whose identity and normative rules share variables
+    between conditions (`r(Y, X), r(Z, X)`), repeat a condition (`p(X), p(X)`) or name a
+    constant a variable can take (`p(X), p(a)`), on the queried action and on another: ground
+    instances with repeated conditions, and bindings that give one ground rule twice."""
+    rng = random.Random(f"shared-{seed}")
+    facts = {Atom(rng.choice(UNARY), (rng.choice(CONSTANTS),)) for _ in range(rng.randint(2, 6))}
+    facts |= {
+        Atom("r", (rng.choice(CONSTANTS), rng.choice(CONSTANTS))) for _ in range(rng.randint(2, 6))
+    }
+    identities = [
+        IdentityRule(_shared_body(rng, "X"), Atom(rng.choice(UNARY), ("X",)))
+        for _ in range(rng.randint(0, 2))
+    ]
+    norms = []
+    for number in range(1, rng.randint(2, 5) + 1):
+        label = rng.choice(("permitted", "forbidden", "forbidden", "obligated"))
+        action = Atom(rng.choice(ACTIONS), ("X",))
+        norms.append(Norm(f"n{number}", _shared_body(rng, "X"), label, action))
+    order = [norm.name for norm in norms]
+    rng.shuffle(order)
+    priorities = {
+        Priority(order[i], order[j])
+        for i, j in itertools.combinations(range(len(order)), 2)
+        if rng.random() < 0.35
+    }
+    named = sorted({atom.arguments[0] for atom in facts if len(atom.arguments) == 1})
+    query = Query(Atom(rng.choice(ACTIONS), (rng.choice(named),)))
+    return World.build(
+        [
+            *(Fact(atom) for atom in sorted(facts)),
+            *identities,
+            *norms,
+            *sorted(priorities, key=str),
+            query,
+        ]
+    )
+
+
+def repeated_instances(world: World) -> tuple[int, int]:
+    """How many ground instances of the world's rules whose bodies hold repeat a condition,
+    and how many are a ground rule (the same conclusion and set of conditions) that another
+    binding of the same rule gives too."""
+    found = holding(world)
+    rules = [(f"identity{n}", rule.body, rule.head) for n, rule in enumerate(world.identities)]
+    rules += [(norm.name, norm.body, norm.action) for norm in world.norms]
+    repeated, twice, seen = 0, 0, set()
+    for name, body, head in rules:
+        for binding in _bindings(world, _variables(body)):
+            ground = [atom.substitute(binding) for atom in body]
+            if set(ground) <= found:
+                repeated += len(set(ground)) < len(ground)
+                rule = (name, head.substitute(binding), frozenset(ground))
+                twice += rule in seen
+                seen.add(rule)
+    return repeated, twice
+
+
 def constants(world: World) -> list[str]:
     """The constants a world names anywhere."""
     atoms = [fact.atom for fact in world.facts]
@@ -313,3 +394,22 @@ def change_record(root: World, variant: World) -> dict:
             "removed": sorted(list(p) for p in set(before.attacks) - set(after.attacks)),
         },
     }
+
+
+def many_norms_world(count: int) -> World:
+    """`count` normative rules with distinct names on one action, permitting and forbidding
+    in turn over ten conditions of one person, with a priority of every seventh rule over
+    the next: about count²/2 rule-level attacks."""
+    conditions = [Atom(f"c{number}", ("alice",)) for number in range(10)]
+    norms = [
+        Norm(
+            f"r{number}",
+            (Atom(f"c{number % 10}", ("X",)),),
+            "forbidden" if number % 2 else "permitted",
+            Atom("enter_archive", ("X",)),
+        )
+        for number in range(count)
+    ]
+    priorities = [Priority(f"r{n}", f"r{n + 1}") for n in range(0, count - 1, 7)]
+    query = Query(Atom("enter_archive", ("alice",)))
+    return World.build([*map(Fact, conditions), *norms, *priorities, query])

@@ -9,13 +9,18 @@ import json
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
 
 import norm_worlds
 import pytest
 import textbook
 from oracle import oracle
 
+import argc.norms as norms_command
+from argc.cli import main
+from argc.compiler import control
 from argc.compiler.control import Limits
 from argc.compiler.norms.certificates import (
     ERROR_TYPES,
@@ -26,14 +31,15 @@ from argc.compiler.norms.certificates import (
     proof_certificate,
     wrong_candidates,
 )
-from argc.compiler.norms.changes import change_record, diff_worlds
+from argc.compiler.norms.changes import ChangeRecord, change_record, diff_worlds
 from argc.compiler.norms.grounding import ground_world
 from argc.compiler.norms.theory import NORM_ORDERING, compile_world
-from argc.compiler.norms.verdict import solve_world
+from argc.compiler.norms.verdict import ANSWERS, Verdict, solve_world
 from argc.compiler.solve import solve
 from argc.dsl.errors import InputError, LimitExceeded
 from argc.dsl.norms import World, parse_world, read_world
 from argc.dsl.norms.world import Fact, Priority
+from argc.norms import verdict_text
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "norms"
 ROOT = EXAMPLES / "archive_entry.norm"
@@ -112,9 +118,7 @@ def test_errors_name_file_line_and_column(text: str, message: str, line: int, co
 # Verdicts against brute force and PyArg ---------------------------------------------------
 
 
-@pytest.mark.parametrize("seed", SEEDS)
-def test_verdicts_agree_with_brute_force(seed: int) -> None:
-    world = norm_worlds.random_world(seed)
+def _assert_brute_force_verdict(world: World) -> None:
     found = solve_world(world)
     expected = norm_worlds.verdict(world)
     assert found.answer == expected.answer
@@ -125,6 +129,84 @@ def test_verdicts_agree_with_brute_force(seed: int) -> None:
     assert found.defeats == expected.defeats
     assert found.support.rules == expected.support_rules
     assert tuple(str(fact) for fact in found.support.facts) == expected.support_facts
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_verdicts_agree_with_brute_force(seed: int) -> None:
+    _assert_brute_force_verdict(norm_worlds.random_world(seed))
+
+
+#: Worlds whose rules share variables between conditions and repeat conditions.
+SHARED_SEEDS = range(80)
+
+
+@pytest.mark.parametrize("seed", SHARED_SEEDS)
+def test_worlds_with_repeated_conditions_agree_with_brute_force(seed: int) -> None:
+    _assert_brute_force_verdict(norm_worlds.shared_world(seed))
+
+
+def test_shared_worlds_repeat_conditions_and_ground_rules() -> None:
+    """The generator reaches what it is for: ground instances that repeat a condition,
+    bindings that give one ground rule twice, and every answer."""
+    worlds = [norm_worlds.shared_world(seed) for seed in SHARED_SEEDS]
+    counts = [norm_worlds.repeated_instances(world) for world in worlds]
+    assert sum(repeated > 0 for repeated, _ in counts) >= 50
+    assert sum(twice > 0 for _, twice in counts) >= 10
+    answers = {norm_worlds.verdict(world).answer for world in worlds}
+    assert answers == set(ANSWERS)
+
+
+@pytest.mark.parametrize("seed", range(0, 80, 2))
+def test_each_ground_rule_compiles_once_with_its_conditions_once(seed: int) -> None:
+    """A normative or identity rule's ground instances become ASPIC+ rules whose
+    antecedents are each named once and of which no two have the same antecedents and
+    conclusion; the theory agrees with PyArg and the textbook."""
+    world = norm_worlds.shared_world(seed)
+    compiled = compile_world(ground_world(world))
+    theory = compiled.theory
+    shapes = {}
+    for rule in theory.rules:
+        assert len(set(rule.body)) == len(rule.body)
+        source = compiled.instances[rule.name].rule if not rule.strict else rule.name.split("_")[0]
+        shape = (source, frozenset(rule.body), rule.head)
+        assert shape not in shapes, (rule.name, shapes.get(shape))
+        shapes[shape] = rule.name
+    solution = solve(theory, ordering=NORM_ORDERING, semantics="grounded")
+    defeat = textbook.defeats(theory, NORM_ORDERING)
+    assert solution.grounded == textbook.grounded(set(textbook.arguments(theory)), defeat)
+    if not _has_twin_rules(theory):
+        claims = sorted(theory.literals())
+        expected = oracle(theory, NORM_ORDERING).statuses(claims)
+        assert {str(claim): solution.status(claim) for claim in claims} == expected
+
+
+REPEATED_CONDITIONS = (
+    "supervises(bob, alice).\napprentice(carol).\n"
+    "[norm r1: supervises(Y, X), supervises(Z, X) => permitted(enter_archive(X))]\n"
+    "apprentice(X), apprentice(X) -> junior(X).\n"
+    "[norm r2: junior(X), junior(X) => forbidden(read(X))]\n"
+    "[query: enter_archive(alice)]\n"
+)
+
+
+def test_repeated_conditions_solve_through_every_command(tmp_path: Path, capsys) -> None:
+    """A condition repeated once bound (Y = Z), an identity rule and a rule about another
+    action repeating a condition literally: the world answers permitted (its preconditions
+    hold) through norms solve, diff and check."""
+    world = tmp_path / "repeated.norm"
+    world.write_text(REPEATED_CONDITIONS, encoding="utf-8")
+    assert main(["norms", "solve", "--json", str(world)]) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert (found["answer"], found["support"]) == (
+        "permitted",
+        {"rules": ["r1"], "facts": ["supervises(bob, alice)"]},
+    )
+    assert main(["norms", "diff", "--json", str(world), str(world)]) == 0
+    assert json.loads(capsys.readouterr().out)["relation"] == "surface_invariant"
+    assert main(["check", "--json", str(world)]) == 0
+    statuses = json.loads(capsys.readouterr().out)["statuses"]
+    assert statuses["permitted_enter_archive_alice"] == "justified"
+    assert statuses["forbidden_read_carol"] == "justified"
 
 
 def test_random_worlds_cover_every_answer() -> None:
@@ -253,9 +335,17 @@ def _variants(world: World, seed: int) -> list[World]:
     return variants
 
 
-@pytest.mark.parametrize("seed", range(60))
-def test_change_records_agree_with_brute_force(seed: int) -> None:
-    root = norm_worlds.random_world(seed)
+#: Worlds of both generators: (generator, seed) pairs.
+WORLDS = {"random": norm_worlds.random_world, "shared": norm_worlds.shared_world}
+
+
+def _worlds(random_seeds: range, shared_seeds: range) -> list[tuple[str, int]]:
+    return [("random", seed) for seed in random_seeds] + [("shared", seed) for seed in shared_seeds]
+
+
+@pytest.mark.parametrize(("kind", "seed"), _worlds(range(60), range(30)))
+def test_change_records_agree_with_brute_force(kind: str, seed: int) -> None:
+    root = WORLDS[kind](seed)
     before = solve_world(root)
     for variant in _variants(root, seed):
         record = change_record(before, solve_world(variant))
@@ -360,12 +450,137 @@ def test_the_time_limit_holds_while_grounding() -> None:
     assert time.monotonic() - started < 3
 
 
+def test_the_text_report_looks_each_attack_up_once() -> None:
+    """Building the text report compares rule names a bounded number of times per attack
+    (a set of defeats, not a scan of them), so it is linear in the report's size."""
+    verdict = solve_world(norm_worlds.many_norms_world(60))
+    assert len(verdict.attacks) == 2 * 30 * 30
+    compared = 0
+
+    class Name(str):
+        __hash__ = str.__hash__
+
+        def __eq__(self, other: object) -> bool:
+            nonlocal compared
+            compared += 1
+            return str.__eq__(self, other)
+
+    def named(pairs):
+        return tuple((Name(a), Name(b)) for a, b in pairs)
+
+    counted = replace(verdict, attacks=named(verdict.attacks), defeats=named(verdict.defeats))
+    text = verdict_text(counted)
+    assert text.count("\nattack: ") == len(verdict.attacks)
+    assert text.count(" (defeats)") == len(verdict.defeats)
+    assert compared <= 2 * len(verdict.attacks)
+
+
+@pytest.fixture()
+def many_norms(tmp_path: Path) -> Path:
+    path = tmp_path / "many.norm"
+    path.write_text(norm_worlds.many_norms_world(40).to_text(), encoding="utf-8")
+    return path
+
+
+#: Each report `argc norms` prints: (arguments, where its builder lives, the builder's name).
+REPORTS = {
+    "solve": (["solve"], norms_command, "verdict_text"),
+    "solve --json": (["solve", "--json"], Verdict, "to_json"),
+    "diff": (["diff"], norms_command, "record_text"),
+    "diff --json": (["diff", "--json"], ChangeRecord, "to_json"),
+}
+
+
+@pytest.mark.parametrize("mode", REPORTS)
+def test_a_report_built_past_the_limit_is_not_printed(
+    mode: str, many_norms: Path, monkeypatch, capsys
+) -> None:
+    """The report is built within the world's time limit (the variant's for diff): once the
+    clock has passed it, the command prints the limit's line and no report."""
+    action, owner, name = REPORTS[mode]
+    argv = ["norms", *action, str(many_norms)] + ([str(many_norms)] if "diff" in action else [])
+    assert main(argv) == 0
+    assert capsys.readouterr().out
+    build, real = getattr(owner, name), time.monotonic
+
+    def late(*args, **kwargs):
+        built = build(*args, **kwargs)
+        clock = SimpleNamespace(monotonic=lambda: real() + 86_400, perf_counter=real)
+        monkeypatch.setattr(control, "time", clock)
+        return built
+
+    monkeypatch.setattr(owner, name, late)
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == f"argc norms: {many_norms}: time limit of 60 s exceeded\n"
+
+
+def test_a_stuck_report_ends_at_the_limit(many_norms: Path) -> None:
+    """The watchdog stays armed while the report is built: one that never ends is stopped
+    just after the limit, with the limit's line and nothing on stdout."""
+    script = (
+        "import sys, time; import argc.norms as command;"
+        " command.verdict_text = lambda *a, **k: time.sleep(600);"
+        " from argc.cli import main;"
+        f" sys.exit(main(['norms', 'solve', '--time-limit', '0.5', {str(many_norms)!r}]))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == f"{many_norms}: time limit of 0.5 s exceeded\n"
+
+
+def _raising(error: BaseException):
+    def solve(*_args, **_kwargs):
+        raise error
+
+    return solve
+
+
+@pytest.mark.parametrize(
+    ("error", "message"),
+    [
+        (InputError("a rule names an antecedent twice"), "a rule names an antecedent twice"),
+        (LimitExceeded("more than 5 instantiations"), "more than 5 instantiations"),
+        (MemoryError(), "out of memory (--max-memory 4096)"),
+    ],
+)
+def test_every_error_names_the_world_s_file(
+    error: BaseException, message: str, many_norms: Path, monkeypatch, capsys
+) -> None:
+    """An error raised about no file (a compiled theory's, an exceeded limit, memory) is
+    reported at the world's file."""
+    monkeypatch.setattr(norms_command, "solve_world", _raising(error))
+    for argv in (["solve", str(many_norms)], ["diff", str(many_norms), str(many_norms)]):
+        assert main(["norms", *argv]) == 2
+        assert capsys.readouterr().err == f"argc norms: {many_norms}: {message}\n"
+
+
+def test_diff_names_the_variant_s_query_when_the_actions_differ(tmp_path: Path, capsys) -> None:
+    root, variant = tmp_path / "root.norm", tmp_path / "variant.norm"
+    root.write_text("p(a).\n[query: go(a)]\n", encoding="utf-8")
+    variant.write_text("p(a).\n\n  [query: go(b)]\n", encoding="utf-8")
+    assert main(["norms", "diff", str(root), str(variant)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"argc norms: {variant}:3:3: the variant asks about go(b), the root")
+
+
+def test_a_limit_while_grounding_names_the_file(tmp_path: Path, capsys) -> None:
+    world = tmp_path / "multiplying.norm"
+    constants = " ".join(f"p(c{number})." for number in range(80))
+    world.write_text(f"{constants}\np(A), p(B), p(C), p(D) -> q(A, B, C, D).\n[query: go(c1)]")
+    assert main(["norms", "solve", "--time-limit", "0.2", str(world)]) == 2
+    assert capsys.readouterr().err == f"argc norms: {world}: time limit of 0.2 s exceeded\n"
+
+
 # Certificates ------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("seed", range(0, 160, 2))
-def test_gold_certificates_pass_their_checkers(seed: int) -> None:
-    verdict = solve_world(norm_worlds.random_world(seed))
+@pytest.mark.parametrize(("kind", "seed"), _worlds(range(0, 160, 2), range(0, 80, 2)))
+def test_gold_certificates_pass_their_checkers(kind: str, seed: int) -> None:
+    verdict = solve_world(WORLDS[kind](seed))
     assert check_proof(verdict, proof_certificate(verdict)).passed
     candidates = wrong_candidates(verdict)
     assert verdict.answer not in candidates
@@ -377,9 +592,9 @@ def test_gold_certificates_pass_their_checkers(seed: int) -> None:
         assert check_rejection(verdict, candidate, certificate).passed
 
 
-@pytest.mark.parametrize("seed", range(0, 160, 2))
-def test_falsifications_hold_by_brute_force(seed: int) -> None:
-    world = norm_worlds.random_world(seed)
+@pytest.mark.parametrize(("kind", "seed"), _worlds(range(0, 160, 2), range(0, 80, 2)))
+def test_falsifications_hold_by_brute_force(kind: str, seed: int) -> None:
+    world = WORLDS[kind](seed)
     verdict, expected = solve_world(world), norm_worlds.verdict(world)
     stronger = norm_worlds.closure(world)
     holding = norm_worlds.holding(world)

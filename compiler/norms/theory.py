@@ -7,16 +7,28 @@ transitively: graph reachability), and incompatible labels of one action (forbid
 permitted, forbidden against obligated) contradictory pairs: symmetric conflicts that the
 preferences decide. Ground atoms, labels and rule instances get readable `.arg` names,
 unique in one namespace (a defeasible rule's name is a literal too).
+
+A ground instance's antecedents are a set: a condition repeated in a rule's body, literally
+or once its variables are bound (`supervises(Y, X), supervises(Z, X)` with Y = Z), is one
+antecedent. Instances of one rule that are the same ground rule (the same antecedents and
+conclusion under two bindings) are one ASPIC+ rule, named after the first binding, so no
+argument is built twice.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from argc.compiler.control import LimitExceeded, Limits
-from argc.compiler.norms.grounding import GroundWorld, NormInstance, ground_world
+from argc.compiler.norms.grounding import (
+    GroundWorld,
+    IdentityInstance,
+    NormInstance,
+    ground_world,
+)
 from argc.dsl.ir import (
     Axiom,
     Contradictory,
@@ -32,6 +44,8 @@ from argc.dsl.norms.world import INCOMPATIBLE, Atom, World
 #: The argument ordering of normative worlds. Every argument for a label has one defeasible
 #: rule (its last), so the four orderings agree; last-link elitist is the engine's default.
 NORM_ORDERING = Ordering("last-link", "elitist")
+
+_Instance = TypeVar("_Instance", IdentityInstance, NormInstance)
 
 
 @dataclass(frozen=True)
@@ -111,15 +125,16 @@ def compile_world(ground: GroundWorld, limits: Limits | None = None) -> Compiled
         literal[Label(label, action)] = names(label, action.predicate, *action.arguments)
     rule_names = {
         instance: names(instance.rule, *(value for _, value in instance.binding))
-        for instance in ground.norms
+        for instance in _distinct(ground.norms, lambda i: (i.rule, i.label, i.action))
     }
     directives: list[Directive] = [Axiom(Literal(literal[atom])) for atom in ground.facts]
-    for instance in ground.identities:
-        values = [value for atom in instance.body for value in atom.arguments]
+    for instance in _distinct(ground.identities, lambda i: (i.rule, i.head)):
+        body = antecedents(instance.body)
+        values = [value for atom in body for value in atom.arguments]
         directives.append(
             Rule(
                 names(f"identity{instance.rule + 1}", *values),
-                tuple(Literal(literal[atom]) for atom in instance.body),
+                tuple(Literal(literal[atom]) for atom in body),
                 Literal(literal[instance.head]),
                 strict=True,
             )
@@ -128,7 +143,7 @@ def compile_world(ground: GroundWorld, limits: Limits | None = None) -> Compiled
         directives.append(
             Rule(
                 name,
-                tuple(Literal(literal[atom]) for atom in instance.body),
+                tuple(Literal(literal[atom]) for atom in antecedents(instance.body)),
                 Literal(literal[Label(instance.label, instance.action)]),
             )
         )
@@ -142,6 +157,22 @@ def compile_world(ground: GroundWorld, limits: Limits | None = None) -> Compiled
         {name: item for item, name in literal.items()},
         {name: instance for instance, name in rule_names.items()},
     )
+
+
+def antecedents(body: tuple[Atom, ...]) -> tuple[Atom, ...]:
+    """A ground body's atoms, each once (in order of first occurrence)."""
+    return tuple(dict.fromkeys(body))
+
+
+def _distinct(
+    instances: Iterable[_Instance], conclusion: Callable[[_Instance], tuple]
+) -> list[_Instance]:
+    """The instances that are distinct ground rules (rule, antecedent set and conclusion),
+    the first of each in the given order."""
+    first: dict[tuple, _Instance] = {}
+    for instance in instances:
+        first.setdefault((*conclusion(instance), frozenset(instance.body)), instance)
+    return list(first.values())
 
 
 def _preferences(
