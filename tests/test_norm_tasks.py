@@ -8,6 +8,7 @@ import time
 import pytest
 
 from argc.dsl.ir import ORDERINGS, Ordering
+from argc.dsl.norms import parse_world
 from argc.tasks import REGISTRY, Instance, generate, score, score_group
 from argc.tasks.norms.families import split_of
 from argc.tasks.norms.ladder import normal_record, read_change_record
@@ -175,9 +176,80 @@ def test_mr_credit_terms() -> None:
         "relation": "surface_invariant",
         "status_change": {"r1": {"from": "a", "to": "b"}},
     }
-    assert mr_credit(noisy, invariant) == pytest.approx(0.3 + 0.4 * 3 / 4)
+    # family, and three of four fields empty; the one status change invented halves it
+    assert mr_credit(noisy, invariant) == pytest.approx((0.3 + 0.4 * 3 / 4) * 1 / 2)
     with pytest.raises(ValueError, match="sum to 1"):
         MRWeights(0.5, 0.5, 0.5)
+
+
+def _invariant_instance() -> Instance:
+    """A change-record instance whose gold relation is invariant."""
+    return generate("norm_change_record", 1, Ordering(), 0)
+
+
+def _invented(lines: dict[str, str], count: int) -> str:
+    """The gold answer with `count` status changes of rules the worlds do not have."""
+    gold = [] if lines["status_change"] == "none" else [lines["status_change"]]
+    extra = [f"x{number} justified -> overruled" for number in range(count)]
+    return _record_text(lines, status_change="; ".join(gold + extra) or "none")
+
+
+@pytest.mark.parametrize("make", [_change_instance, _invariant_instance])
+def test_invented_changes_lower_every_record_score(make) -> None:
+    """Each invented change costs: the native score, the MR reward and the MR metric fall
+    strictly with their number (3,000 leave almost nothing), and the gold scores 1."""
+    from argc.tasks.norms.metrics import answer_metrics
+    from argc.train.rewards import make_mr_reward
+
+    instance = make()
+    record = instance.to_json()
+    lines = dict(line.split(": ", 1) for line in instance.reference.splitlines())
+    counts = (0, 1, 2, 5, 40, 3000)
+    answers = [_invented(lines, count) for count in counts]
+    native = [score(instance, answer).native for answer in answers]
+    mr = make_mr_reward()(answers, [record] * len(answers))
+    gold = read_change_record(instance.reference)
+    metric = [
+        answer_metrics(score(instance, answer).submitted, gold)["class_conditioned_mr"]
+        for answer in answers
+    ]
+    for found in (native, mr, metric):
+        assert found[0] == 1.0
+        assert all(later < earlier for earlier, later in zip(found, found[1:], strict=False))
+        assert found[-1] < 0.01
+
+
+def test_listing_every_possible_change_scores_low() -> None:
+    """A record claiming a status change of every rule (the right one where there is one),
+    every attack and every rule and fact of both worlds in the support (with the right
+    relation and answer change) scores far below one that leaves those fields empty."""
+    from argc.tasks.norms.credit import mr_credit
+
+    instance = _change_instance()
+    root, variant = (parse_world(instance.target[key]) for key in ("world", "variant"))
+    rules = sorted({norm.name for world in (root, variant) for norm in world.norms})
+    facts = sorted({str(fact.atom) for world in (root, variant) for fact in world.facts})
+    lines = dict(line.split(": ", 1) for line in instance.reference.splitlines())
+    gold_statuses = dict(
+        (change.split(" ", 1) for change in lines["status_change"].split("; "))
+        if lines["status_change"] != "none"
+        else ()
+    )
+    everything = {
+        "support_added": ", ".join(rules + facts),
+        "support_removed": ", ".join(rules + facts),
+        "status_change": "; ".join(
+            f"{rule} {gold_statuses.get(rule, 'justified -> overruled')}" for rule in rules
+        ),
+        "attack_added": "; ".join(f"{a} -> {b}" for a in rules for b in rules if a != b),
+        "attack_removed": "; ".join(f"{a} -> {b}" for a in rules for b in rules if a != b),
+    }
+    hedged = score(instance, _record_text(lines, **everything))
+    blank = dict.fromkeys(everything, "none")
+    cautious = score(instance, _record_text(lines, **blank))
+    gold = cautious.gold
+    assert hedged.native < 0.2 < cautious.native
+    assert mr_credit(hedged.submitted, gold) < 0.2 < mr_credit(cautious.submitted, gold)
 
 
 def test_record_rewards_come_from_configuration_names() -> None:

@@ -277,7 +277,8 @@ def record_exact_reward(
 
 def make_mr_reward(family: float = 0.3, relation: float = 0.3, fields: float = 0.4) -> Reward:
     """Change records, MR-aware: class-conditioned partial credit (`argc.tasks.norms.credit`):
-    relation family, exact relation, and emptiness or per-field change credit."""
+    relation family, exact relation, and emptiness or per-field change credit, times the
+    record's precision (each invented change item lowers it)."""
     weights = MRWeights(family, relation, fields)
 
     def mr_reward(

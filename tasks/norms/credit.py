@@ -4,16 +4,22 @@ records (the JSON form of `argc norms diff`, normalised by the change-record sco
 
 MR credit (`mr_credit`), with weights w = MRWeights(family, relation, fields) summing to 1:
 
-    R = w.family * [same relation family] + w.relation * [same relation] + w.fields * C
+    R = (w.family * [same relation family] + w.relation * [same relation] + w.fields * C) * P
 
 The relation family is invariant (surface_invariant, distractor_invariant) or change
-(support_delta, priority_delta). C is class-conditioned on the gold relation: for an invariant
-pair, the emptiness terms, the share of the four change fields (answer, support, status,
-attack) left empty; for a change pair, the mean of the four fields' credits: answer_change
-exact (1 or 0), and for support, status and attack changes the F1 of the submitted items
-against the gold ones (added and removed items, `rule from -> to` triples), 1 when both are
-empty. A wrong-family relation therefore scores below a right-family wrong subtype with the
-same fields, and the sparse reward gives both 0.
+(support_delta, priority_delta). C is the mean of the four change fields' credits, each with
+precision as well as recall: answer_change exact (1 or 0), and for support, status and
+attack changes the F1 of the submitted items against the gold ones (added and removed items,
+`rule from -> to` triples), 1 when both are empty. For an invariant gold pair every gold
+field is empty, so C is the share of the four fields left empty (the emptiness terms); for a
+change pair it is the per-field change credit.
+
+P, the record's precision (`record_precision`), is (c + 1) / (s + 1) for s submitted change
+items of which c are in the gold record: 1 for a record that invents nothing, falling with
+every invented item, towards 0 for a record that lists every possible change. A field's
+credit alone can cost at most its weight, however many items it invents; P makes each
+invented item cost. A wrong-family relation still scores below a right-family wrong subtype
+with the same fields (P is the same for both), and the sparse reward gives both 0.
 """
 
 from __future__ import annotations
@@ -74,23 +80,31 @@ def f1(found: Iterable[Hashable], gold: Iterable[Hashable]) -> float:
 
 
 def field_credit(submitted: dict, gold: dict) -> float:
-    """C: emptiness terms for an invariant gold pair, per-field change credit otherwise."""
-    if family(gold["relation"]) == "invariant":
-        return sum(not _items(submitted, field) for field in CHANGE_FIELDS) / len(CHANGE_FIELDS)
+    """C: the mean of the four change fields' credits (answer change exact, F1 of the
+    others), the emptiness terms where the gold pair is invariant."""
     credits = [float(submitted["answer_change"] == gold["answer_change"])]
     credits += [f1(_items(submitted, field), _items(gold, field)) for field in CHANGE_FIELDS[1:]]
     return sum(credits) / len(credits)
+
+
+def record_precision(submitted: dict, gold: dict) -> float:
+    """P: (c + 1) / (s + 1) for the s change items of the submitted record, c of them in the
+    gold record; 1 when nothing is invented."""
+    found = {(field, item) for field in CHANGE_FIELDS for item in _items(submitted, field)}
+    right = {(field, item) for field in CHANGE_FIELDS for item in _items(gold, field)}
+    return (len(found & right) + 1) / (len(found) + 1)
 
 
 def mr_credit(submitted: dict, gold: dict, weights: MRWeights = MRWeights()) -> float:
     """The MR-aware credit in [0, 1]."""
     same_family = family(submitted["relation"]) == family(gold["relation"])
     same_relation = submitted["relation"] == gold["relation"]
-    return (
+    structure = (
         weights.family * same_family
         + weights.relation * same_relation
         + weights.fields * field_credit(submitted, gold)
     )
+    return structure * record_precision(submitted, gold)
 
 
 def answer_credit(submitted: dict, gold: dict) -> float:

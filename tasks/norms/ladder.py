@@ -42,6 +42,7 @@ from argc.tasks.framework import (
     register,
 )
 from argc.tasks.norms.answers import Value, read_record
+from argc.tasks.norms.credit import record_precision
 from argc.tasks.norms.families import ID_FAMILY_TYPES, ROLES, Family, make_family
 from argc.tasks.norms.rendering import render
 from argc.tasks.prompts import answer_request
@@ -353,7 +354,9 @@ def _change_items(value: Value) -> list[tuple[str | None, str, str]]:
 
 @register
 class NormChangeRecord(NormTask):
-    """The change record from a root world to a variant."""
+    """The change record from a root world to a variant, scored by the share of its five
+    fields that are exact times its precision (`credit.record_precision`: each invented
+    change item lowers the score)."""
 
     name = "norm_change_record"
     answer_format = (
@@ -449,7 +452,8 @@ class NormChangeRecord(NormTask):
         reason = (
             "right" if exact else "wrong: " + ", ".join(k for k in CHANGE_FIELDS if k not in right)
         )
-        return RecordScore(len(right) / len(CHANGE_FIELDS), exact, reason, submitted, gold)
+        native = len(right) / len(CHANGE_FIELDS) * record_precision(submitted, gold)
+        return RecordScore(native, exact, reason, submitted, gold)
 
 
 @dataclass(frozen=True)
