@@ -516,20 +516,23 @@ def test_a_report_built_past_the_limit_is_not_printed(
     assert err == f"argc norms: {many_norms}: time limit of 60 s exceeded\n"
 
 
-def test_a_stuck_report_ends_at_the_limit(many_norms: Path) -> None:
+def test_a_stuck_report_ends_at_the_limit(tmp_path: Path) -> None:
     """The watchdog stays armed while the report is built: one that never ends is stopped
     just after the limit, with the limit's line and nothing on stdout."""
+    world = tmp_path / "world.norm"
+    world.write_text("p(a).\n[norm r1: p(X) => permitted(go(X))]\n[query: go(a)]\n")
     script = (
         "import sys, time; import argc.norms as command;"
         " command.verdict_text = lambda *a, **k: time.sleep(600);"
         " from argc.cli import main;"
-        f" sys.exit(main(['norms', 'solve', '--time-limit', '0.5', {str(many_norms)!r}]))"
+        f" sys.exit(main(['norms', 'solve', '--time-limit', '1', {str(world)!r}]))"
     )
     done = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False
     )
     assert (done.returncode, done.stdout) == (2, "")
-    assert done.stderr == f"{many_norms}: time limit of 0.5 s exceeded\n"
+    # the watchdog's line (or, on a machine too busy to solve within 1 s, the engine's)
+    assert done.stderr.endswith(f"{world}: time limit of 1 s exceeded\n")
 
 
 def _raising(error: BaseException):
@@ -567,12 +570,13 @@ def test_diff_names_the_variant_s_query_when_the_actions_differ(tmp_path: Path, 
     assert err.startswith(f"argc norms: {variant}:3:3: the variant asks about go(b), the root")
 
 
-def test_a_limit_while_grounding_names_the_file(tmp_path: Path, capsys) -> None:
+def test_a_limit_while_grounding_names_the_file(tmp_path: Path) -> None:
     world = tmp_path / "multiplying.norm"
     constants = " ".join(f"p(c{number})." for number in range(80))
     world.write_text(f"{constants}\np(A), p(B), p(C), p(D) -> q(A, B, C, D).\n[query: go(c1)]")
-    assert main(["norms", "solve", "--time-limit", "0.2", str(world)]) == 2
-    assert capsys.readouterr().err == f"argc norms: {world}: time limit of 0.2 s exceeded\n"
+    run = _cli("norms", "solve", "--time-limit", "0.2", str(world))
+    assert run.returncode == 2
+    assert run.stderr == f"argc norms: {world}: time limit of 0.2 s exceeded\n"
 
 
 # Certificates ------------------------------------------------------------------------------
