@@ -15,6 +15,9 @@ class LimitExceeded(ArgcError):
 
 #: Characters of a source line shown around the column of an error.
 SHOWN_LINE_CHARS = 100
+#: Control characters in a shown line as their visible pictures (one column each, so the caret
+#: stays under its character).
+_VISIBLE = {code: 0x2400 + code for code in range(0x20)} | {0x7F: 0x2421}
 
 
 class InputError(ArgcError):
@@ -42,7 +45,8 @@ class InputError(ArgcError):
         head = f"{self.filename}:{self.line}:{self.column}: {self.message}"
         if self.source_line is None:
             return head
-        shown, offset = _window(self.source_line.expandtabs(1).rstrip("\n"), self.column or 1)
+        line = self.source_line.expandtabs(1).rstrip("\n").translate(_VISIBLE)
+        shown, offset = _window(line, self.column or 1)
         return f"{head}\n    {shown}\n    {' ' * offset}^"
 
 

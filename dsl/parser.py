@@ -39,7 +39,7 @@ from argc.dsl.ir import (
     SemanticsHeader,
     Theory,
 )
-from argc.dsl.syntax import lark_parser, lark_syntax_error
+from argc.dsl.syntax import lark_parser, lark_syntax_error, source_text
 
 if TYPE_CHECKING:
     from lark import Lark, Token
@@ -73,8 +73,9 @@ def _on_name(token: Token) -> Token:
 
 # The scanner ---------------------------------------------------------------------------------
 
-#: What the grammar ignores between any two tokens: whitespace (common.WS) and comments.
-_SKIP = re.compile(r"(?:[ \t\f\r\n]+|%[^\n]*)*")
+#: What the grammar ignores between any two tokens: whitespace and comments (line ends are
+#: LF by then: `source_text`).
+_SKIP = re.compile(r"(?:[ \t\n]+|%[^\n]*)*")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _WORD = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
 #: The directive keywords after "[" (none is a prefix of another).
@@ -338,14 +339,14 @@ def parse_directives(
     text: str, filename: str = "<input>", *, deadline: float | None = None
 ) -> list[Directive]:
     """Parse directive text (a theory or an intervention) into typed directives, unchecked.
-    A leading byte-order mark is ignored. `deadline` (a `time.monotonic()` value) bounds the
-    parse: past it, LimitExceeded."""
-    if len(text) > MAX_SOURCE_CHARS:
-        raise InputError(
-            f"input has {len(text):,} characters; the limit is {MAX_SOURCE_CHARS:,}",
-            filename=filename,
-        )
-    text = text.removeprefix("\ufeff")
+    The text is read as `source_text` reads it (a leading byte-order mark ignored, every line
+    end an LF). `deadline` (a `time.monotonic()` value) bounds the parse: past it,
+    LimitExceeded."""
+    return _directives(source_text(text, filename, MAX_SOURCE_CHARS), filename, deadline)
+
+
+def _directives(text: str, filename: str, deadline: float | None) -> list[Directive]:
+    """The directives of a text `source_text` has read: the scanner's, else Lark's."""
     try:
         scanned = _scanned(text, deadline)
     except _OutOfTime:
@@ -388,8 +389,9 @@ def _lark_directives(text: str, filename: str, deadline: float | None) -> list[D
 def parse_theory(text: str, filename: str = "<input>", *, deadline: float | None = None) -> Theory:
     """Parse and check a theory written in `.arg` directives (`deadline` as for
     `parse_directives`)."""
-    directives = parse_directives(text, filename, deadline=deadline)
-    return Theory.from_directives(directives, filename=filename, source=text.removeprefix("\ufeff"))
+    text = source_text(text, filename, MAX_SOURCE_CHARS)
+    directives = _directives(text, filename, deadline)
+    return Theory.from_directives(directives, filename=filename, source=text)
 
 
 def parse_intervention(text: str, filename: str = "<intervention>") -> list[Directive]:

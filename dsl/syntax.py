@@ -1,9 +1,11 @@
-"""What the directive languages' Lark parsers share: a per-user cache of built parsers and
-syntax errors that name the file, line and column and say what was expected."""
+"""What the directive languages' Lark parsers share: one reading of line ends, a per-user
+cache of built parsers and syntax errors that name the file, line and column and say what was
+expected."""
 
 from __future__ import annotations
 
 import os
+import re
 import stat
 import sys
 from collections.abc import Mapping
@@ -18,6 +20,59 @@ if TYPE_CHECKING:
 
 #: Characters of an offending token quoted in a syntax error.
 QUOTED_TOKEN_CHARS = 40
+
+#: The line ends of the `.arg`, `.norm` and `.kg` languages and of answers (docs/text.md),
+#: each read as one LF: CRLF, CR, NEL, LINE SEPARATOR and PARAGRAPH SEPARATOR.
+LINE_END = re.compile("\r\n?|[\x85\u2028\u2029]")
+#: Characters that some tools read as a line end and others as part of a line, by name:
+#: refused wherever they stand, comments included.
+AMBIGUOUS_BREAKS = {
+    "\x0b": "vertical tab",
+    "\x0c": "form feed",
+    "\x1c": "file separator",
+    "\x1d": "group separator",
+    "\x1e": "record separator",
+}
+_AMBIGUOUS_BREAK = re.compile("[\x0b\x0c\x1c-\x1e]")
+
+
+def lf_lines(text: str) -> str:
+    """`text` with every line end (`LINE_END`) an LF."""
+    if "\r" in text or (not text.isascii() and any(end in text for end in "\x85\u2028\u2029")):
+        return LINE_END.sub("\n", text)
+    return text
+
+
+def located(text: str, index: int) -> tuple[int, int, str]:
+    """The line and column (1-based) of `index` in `text` (lines ended by LF), and its line."""
+    start = text.rfind("\n", 0, index) + 1
+    end = text.find("\n", index)
+    line = text[start : end if end >= 0 else len(text)]
+    return text.count("\n", 0, index) + 1, index - start + 1, line
+
+
+def source_text(text: str, filename: str, limit: int) -> str:
+    """A source text as the parsers read it (at most `limit` characters): a leading
+    byte-order mark dropped and every line end an LF, so that Lark's lines, the comments'
+    ends and the lines shown under an error are the lines a user's editor shows. A vertical
+    tab, form feed or U+001C-U+001E is an InputError at its line and column."""
+    if len(text) > limit:
+        raise InputError(
+            f"input has {len(text):,} characters; the limit is {limit:,}", filename=filename
+        )
+    text = lf_lines(text.removeprefix("\ufeff"))
+    if any(character in text for character in AMBIGUOUS_BREAKS):
+        at = _AMBIGUOUS_BREAK.search(text).start()  # type: ignore[union-attr]
+        line, column, shown = located(text, at)
+        raise InputError(
+            f"{AMBIGUOUS_BREAKS[text[at]]} (U+{ord(text[at]):04X}) is not allowed: "
+            "lines end with LF, CRLF, CR, NEL, U+2028 or U+2029",
+            filename=filename,
+            line=line,
+            column=column,
+            source_line=shown,
+        )
+    return text
 
 
 def cache_path(grammar: str, language: str) -> Path | None:
@@ -73,16 +128,12 @@ def parse_with(
     friendly: Mapping[str, str],
     unclosed: str,
 ) -> Any:
-    """`text` (at most `limit` characters, a leading byte-order mark ignored) parsed and
-    transformed; a syntax error is an InputError (see `lark_syntax_error`), nesting too deep
-    for the transformer LimitExceeded."""
+    """`text` (read by `source_text` with `limit`) parsed and transformed; a syntax error is
+    an InputError (see `lark_syntax_error`), nesting too deep for the transformer
+    LimitExceeded."""
     from lark.exceptions import UnexpectedInput
 
-    if len(text) > limit:
-        raise InputError(
-            f"input has {len(text):,} characters; the limit is {limit:,}", filename=filename
-        )
-    text = text.removeprefix("\ufeff")
+    text = source_text(text, filename, limit)
     try:
         return transformer().transform(parser.parse(text))
     except UnexpectedInput as error:

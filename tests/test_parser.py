@@ -592,10 +592,11 @@ def test_read_theory_unreadable(tmp_path):
         path.chmod(0o600)
 
 
-def test_source_line_after_a_unicode_line_separator_in_a_comment():
+def test_a_unicode_line_separator_ends_a_comment():
     error = error_of("% note\u2028more\n[premise: a]\n[axiom: a]")
     assert (error.line, error.column) == (2, 1)
-    assert error.source_line == "[premise: a]"
+    assert error.source_line == "more"
+    assert error.message.startswith("unexpected 'more'")
 
 
 # Fuzzing: any text gives a Theory or an InputError ------------------------------------------

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from argc.dsl.ir import Position
 from argc.dsl.kg.world import Atom, KgWorld, Object, Person, Rule, Statement
 from argc.dsl.parser import MAX_SOURCE_CHARS, read_text, source_name
-from argc.dsl.syntax import lark_parser, parse_with
+from argc.dsl.syntax import lark_parser, parse_with, source_text
 
 if TYPE_CHECKING:
     from lark import Lark
@@ -66,7 +66,7 @@ def _lark() -> tuple[Lark, type]:
 
 
 def parse_statements(text: str, filename: str = "<input>") -> list[Statement]:
-    """The statements of `.kg` text, unchecked (a leading byte-order mark is ignored)."""
+    """The statements of `.kg` text, unchecked (read as `source_text` reads it)."""
     parser, transformer = _lark()
     return parse_with(
         parser,
@@ -81,8 +81,9 @@ def parse_statements(text: str, filename: str = "<input>") -> list[Statement]:
 
 def parse_kg(text: str, filename: str = "<input>") -> KgWorld:
     """Parse and check a KG world written in `.kg` statements."""
+    text = source_text(text, filename, MAX_SOURCE_CHARS)
     statements = parse_statements(text, filename)
-    return KgWorld.build(statements, filename=filename, source=text.removeprefix("\ufeff"))
+    return KgWorld.build(statements, filename=filename, source=text)
 
 
 def read_kg(path: str | Path) -> KgWorld:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from argc.dsl.ir import Position
 from argc.dsl.norms.world import Atom, Fact, IdentityRule, Norm, Priority, Query, Statement, World
 from argc.dsl.parser import MAX_SOURCE_CHARS, read_text, source_name
-from argc.dsl.syntax import lark_parser, parse_with
+from argc.dsl.syntax import lark_parser, parse_with, source_text
 
 if TYPE_CHECKING:
     from lark import Lark
@@ -82,7 +82,7 @@ def _lark() -> tuple[Lark, type]:
 
 
 def parse_statements(text: str, filename: str = "<input>") -> list[Statement]:
-    """The statements of `.norm` text, unchecked (a leading byte-order mark is ignored)."""
+    """The statements of `.norm` text, unchecked (read as `source_text` reads it)."""
     parser, transformer = _lark()
     return parse_with(
         parser,
@@ -97,8 +97,9 @@ def parse_statements(text: str, filename: str = "<input>") -> list[Statement]:
 
 def parse_world(text: str, filename: str = "<input>") -> World:
     """Parse and check a world written in `.norm` statements."""
+    text = source_text(text, filename, MAX_SOURCE_CHARS)
     statements = parse_statements(text, filename)
-    return World.build(statements, filename=filename, source=text.removeprefix("\ufeff"))
+    return World.build(statements, filename=filename, source=text)
 
 
 def read_world(path: str | Path) -> World:
