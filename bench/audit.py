@@ -45,7 +45,7 @@ from argc.dsl.ir import ORDERINGS, Ordering, Theory
 from argc.dsl.parser import parse_intervention
 from argc.options import positive_int
 from argc.tasks import REGISTRY, GenerationFailed, Instance, generate
-from argc.tasks.framework import instance_id
+from argc.tasks.framework import GenerationStopped, instance_id
 from argc.tasks.intervention import InterventionTask
 from argc.tasks.isolation import score_isolated
 
@@ -308,6 +308,8 @@ def _regeneration_problems(instance: Instance, line: str) -> list[str]:
         again = generate(instance.task, instance.level, instance.strength, instance.seed)
     except GenerationFailed as error:
         return [f"the coordinates no longer generate: {error}"]
+    except GenerationStopped as error:
+        return [f"the row could not be regenerated on this machine: {error}"]
     if again.to_json() == line:
         return []
     fresh, stored = again.record(), json.loads(line)

@@ -26,7 +26,14 @@ from functools import cache
 import clingo
 from clingo import ast
 
-from argc.compiler.control import Budget, Deadline, Limits, Session, parsed_encoding
+from argc.compiler.control import (
+    Budget,
+    Deadline,
+    Limits,
+    Session,
+    TimeLimitExceeded,
+    parsed_encoding,
+)
 from argc.dsl.errors import LimitExceeded
 
 #: A predicate: its name and arity.
@@ -231,7 +238,6 @@ class TheoryBudgets:
     when the batch as a whole ran out of time)."""
 
     def __init__(self, limits: Limits, clock: Deadline, count: int) -> None:
-        self.clock = clock
         self.budgets = [Budget(limits, clock) for _ in range(count)]
         self.culprit: int | None = None
         self.out_of_time: LimitExceeded | None = None
@@ -251,10 +257,10 @@ class TheoryBudgets:
             try:
                 return method(budget, *arguments)
             except LimitExceeded as exceeded:
-                if self.clock.remaining() > 0:
-                    self.culprit = theory.number
-                else:
+                if isinstance(exceeded, TimeLimitExceeded):
                     self.out_of_time = exceeded
+                else:
+                    self.culprit = theory.number
                 raise
 
         setattr(self, name, routed)

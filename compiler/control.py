@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import atexit
 import re
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -13,16 +12,43 @@ from typing import TYPE_CHECKING
 import clingo
 
 from argc.compiler.encodings import encoding_text
+from argc.compiler.guard import now
 from argc.dsl.errors import ArgcError, LimitExceeded
 
 if TYPE_CHECKING:
     from clingo import ast
 
-__all__ = ["Deadline", "LimitExceeded", "Limits", "ProgramError", "Session", "parsed_encoding"]
+__all__ = [
+    "Deadline",
+    "LimitExceeded",
+    "Limits",
+    "MachineLimitExceeded",
+    "MemoryLimitExceeded",
+    "ProgramError",
+    "Session",
+    "TimeLimitExceeded",
+    "parsed_encoding",
+]
 
 
 class ProgramError(ArgcError):
     """An ASP program given by a user (a query) does not parse or ground."""
+
+
+class MachineLimitExceeded(LimitExceeded):
+    """A limit that the machine decides, not the work: the time limit or the memory. Where it
+    fires depends on the machine's speed, load and free memory, so what is produced must never
+    depend on it (generation fails on it instead of rejecting a candidate). The other
+    LimitExceeded are counts (arguments, instantiations, attacks, conflicts, extensions...),
+    reached at the same point on every machine."""
+
+
+class TimeLimitExceeded(MachineLimitExceeded):
+    """The time limit passed."""
+
+
+class MemoryLimitExceeded(MachineLimitExceeded):
+    """An allocation failed (the process's memory cap, or the machine's memory)."""
 
 
 @dataclass(frozen=True)
@@ -45,35 +71,52 @@ class Limits:
     #: attack relation on sub-arguments, from which defeats follow).
     attacks: int = 2_000_000
     extensions: int = 10_000
-    #: When the time limit began (a `time.monotonic()` value): reading and parsing an input
-    #: can count toward it; None starts the clock when solving starts.
+    #: Conflicts one search (one clingo solve call) may take, counted by clingo; None: a
+    #: search is bounded by the time limit alone. Generation sets it, so that a hard search
+    #: stops at the same point on every machine.
+    conflicts: int | None = None
+    #: When the time limit began (a `guard.now()` value, which is `time.monotonic()`):
+    #: reading and parsing an input can count toward it; None starts the clock when solving
+    #: starts.
     started: float | None = None
 
     def __post_init__(self) -> None:
         if not (isinstance(self.seconds, int | float) and 0 < self.seconds < float("inf")):
             raise ValueError(f"the time limit must be a positive finite number, not {self.seconds}")
-        for name in ("arguments", "sub_arguments", "instantiations", "attacks", "extensions"):
+        counts = ["arguments", "sub_arguments", "instantiations", "attacks", "extensions"]
+        if self.conflicts is not None:
+            counts.append("conflicts")
+        for name in counts:
             value = getattr(self, name)
             if not isinstance(value, int) or value < 1:
                 raise ValueError(f"the {name.replace('_', '-')} limit must be a positive integer")
 
 
 class Deadline:
-    """The end of a time limit of `seconds`, counted from `started` (a `time.monotonic()`
-    value; None counts from now)."""
+    """The end of a time limit of `seconds`, counted from `started` (a `guard.now()` value;
+    None counts from now), on the clock `guard.now`."""
 
     def __init__(self, seconds: float, started: float | None = None) -> None:
         self.seconds = seconds
-        self.end = (time.monotonic() if started is None else started) + seconds
+        self.end = (now() if started is None else started) + seconds
 
     def remaining(self) -> float:
         """Seconds left before the end, 0 once it has passed."""
-        return max(self.end - time.monotonic(), 0.0)
+        return max(self.end - now(), 0.0)
+
+    def passed(self) -> bool:
+        return now() > self.end
+
+    def exceeded(self, detail: str = "") -> TimeLimitExceeded:
+        """The error saying that this time limit passed (`detail` in parentheses)."""
+        return TimeLimitExceeded(
+            f"time limit of {self.seconds:g} s exceeded" + (f" ({detail})" if detail else "")
+        )
 
     def check(self) -> None:
-        """LimitExceeded once the end has passed."""
-        if time.monotonic() > self.end:
-            raise LimitExceeded(f"time limit of {self.seconds:g} s exceeded")
+        """TimeLimitExceeded once the end has passed."""
+        if self.passed():
+            raise self.exceeded()
 
 
 class Budget:
@@ -102,13 +145,13 @@ class Budget:
         self.attacks = 0
         self.exceeded: LimitExceeded | None = None
 
-    def _fail(self, reason: str) -> None:
-        self.exceeded = LimitExceeded(reason)
+    def _fail(self, reason: str | LimitExceeded) -> None:
+        self.exceeded = LimitExceeded(reason) if isinstance(reason, str) else reason
         raise self.exceeded
 
     def _tick(self) -> None:
-        if time.monotonic() > self.clock.end:
-            self._fail(f"time limit of {self.clock.seconds:g} s exceeded")
+        if self.clock.passed():
+            self._fail(self.clock.exceeded())
 
     def argument(
         self, structure: clingo.Symbol, conclusion: clingo.Symbol, uses: clingo.Symbol
@@ -185,10 +228,12 @@ class Budget:
                 self._fail(
                     f"the theory has more than {self.limits.attacks:,} attacks on sub-arguments"
                 )
-            if time.monotonic() + self.attacks * _SECONDS_PER_ATTACK > self.clock.end:
+            if self.attacks * _SECONDS_PER_ATTACK > self.clock.remaining():
                 self._fail(
-                    f"time limit of {self.clock.seconds:g} s exceeded (the {self.attacks:,}"
-                    " attacks on sub-arguments counted so far cannot be spelled out in time)"
+                    self.clock.exceeded(
+                        f"the {self.attacks:,} attacks on sub-arguments counted so far cannot"
+                        " be spelled out in time"
+                    )
                 )
         return attackers
 
@@ -390,7 +435,7 @@ class Session:
                     names.append(part)
             self.control.ground([(name, []) for name in names], context=budget)
         except MemoryError:
-            raise LimitExceeded("out of memory while grounding") from None
+            raise MemoryLimitExceeded("out of memory while grounding") from None
         except RuntimeError:
             if budget.exceeded is not None:
                 raise budget.exceeded from None
@@ -451,17 +496,35 @@ class Session:
         on_model: Callable[[clingo.Model], bool],
         assumptions: Sequence[tuple[clingo.Symbol, bool]] = (),
     ) -> None:
-        """Solve once under the configured mode within the deadline; `on_model` sees each
-        model and returns False to stop. No model when a true assumption names no ground
-        atom."""
+        """Solve once under the configured mode within the deadline and the conflict limit;
+        `on_model` sees each model and returns False to stop. No model when a true assumption
+        names no ground atom."""
         literals = self._assumption_literals(assumptions)
         if literals is None:
             return
+        solving = self.control.configuration.solve
+        conflicts = self.limits.conflicts
+        solving.solve_limit = "umax" if conflicts is None else str(conflicts)
+        wanted = int(solving.models)  # 0: every model
+        models, stopped = 0, False
+
+        def counted(model: clingo.Model) -> bool:
+            nonlocal models, stopped
+            models += 1
+            stopped = not on_model(model)
+            return not stopped
+
         try:
-            with self.control.solve(on_model=on_model, assumptions=literals, async_=True) as handle:
-                if not handle.wait(self.deadline.remaining()):
-                    handle.cancel()
-                    raise LimitExceeded(f"time limit of {self.limits.seconds:g} s exceeded")
-                handle.get()
+            with self.control.solve(on_model=counted, assumptions=literals, async_=True) as handle:
+                # `wait` may also return early without a result (clingo's timed wait returns
+                # after any wake-up), so only the clock says whether the time is up.
+                while not handle.wait(self.deadline.remaining()):
+                    if self.deadline.passed():
+                        handle.cancel()
+                        raise self.deadline.exceeded()
+                result = handle.get()
         except MemoryError:
-            raise LimitExceeded("out of memory while solving") from None
+            raise MemoryLimitExceeded("out of memory while solving") from None
+        finished = result.exhausted or stopped or 0 < wanted <= models
+        if conflicts is not None and not finished:
+            raise LimitExceeded(f"a search takes more than {conflicts:,} conflicts")

@@ -1,7 +1,8 @@
 """Hard bounds for a whole process, behind the engine's own limits: a cap on the address space
 (an allocation past it fails, which clingo reports as MemoryError) and a watchdog that ends the
 process once a deadline has passed by a grace period, for work that checks no limit itself (a
-user's query grounding, a blocked read)."""
+user's query grounding, a blocked read). And the clock every time limit of the engine is
+measured on (`now`), which tests can replace (`clock`) to run work as if time were up."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import os
 import resource
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 #: How long past its deadline the watchdog lets work run before it ends the process.
@@ -18,6 +19,28 @@ GRACE_SECONDS = 1.0
 #: The exit code of a process the watchdog ends (an exceeded limit).
 EXIT_LIMIT = 2
 MIB = 1024 * 1024
+
+#: The source of `now`: the monotonic clock, unless a `clock` block has replaced it.
+_source: Callable[[], float] = time.monotonic
+
+
+def now() -> float:
+    """The time, in seconds, that every time limit of the engine is measured on (deadlines,
+    `Limits.started`): `time.monotonic()`, or the source of the enclosing `clock` block."""
+    return _source()
+
+
+@contextmanager
+def clock(source: Callable[[], float]) -> Iterator[None]:
+    """Within the block, measure every time limit on `source` instead of the monotonic clock
+    (for tests: a clock that says a deadline is spent shows what depends on time). The
+    watchdog keeps real time: it only ends a process."""
+    global _source
+    previous, _source = _source, source
+    try:
+        yield
+    finally:
+        _source = previous
 
 
 def cap_memory(megabytes: int) -> None:

@@ -5,7 +5,7 @@ execution-based scorer.
 A task states goals (claim → requested grounded status) over a base theory and declares a
 candidate space of directives; `fewest_additions` (one clingo optimisation) establishes the
 fewest candidates that reach every goal and keep the theory consistent. Instances whose minimum
-is not established within the search limits are rejected.
+is not established within the count limits of SEARCH_LIMITS are rejected.
 """
 
 from __future__ import annotations
@@ -16,7 +16,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from argc.compiler import LimitExceeded, Limits, QueryResult, Solution, solve_many
+from argc.compiler import (
+    LimitExceeded,
+    MachineLimitExceeded,
+    QueryResult,
+    Solution,
+    solve_many,
+)
 from argc.compiler.facts import literal_term
 from argc.compiler.intervention import Minimum, fewest_additions
 from argc.dsl.errors import ArgcError
@@ -35,15 +41,21 @@ from argc.dsl.ir import (
 from argc.dsl.parser import parse_intervention
 from argc.tasks.answers import MAX_ANSWER_CHARS
 from argc.tasks.builder import Builder, Chain
-from argc.tasks.framework import SCORING_LIMITS, Candidate, Instance, Score, Task, knobs
+from argc.tasks.framework import (
+    GENERATION_LIMITS,
+    SCORING_LIMITS,
+    Candidate,
+    Instance,
+    Score,
+    Task,
+    knobs,
+)
 from argc.tasks.prompts import answer_request, theory_block
 
-#: Limits for the minimum search at generation time; a search that hits them is rejected.
-#: As for GENERATION_LIMITS, the counts decide, so that an instance is the same on any
-#: machine: they bound the grounding, and the optimisation over the candidates that follows
-#: takes about a second at most on generated candidates, so the time limit is only a last
-#: resort, far above what a search takes even on a loaded node.
-SEARCH_LIMITS = Limits(seconds=300.0, arguments=5_000)
+#: Limits for the minimum search at generation time, those of generation: a search past a
+#: count (the grounding's, or the optimisation's conflicts) is rejected, the same on every
+#: machine; the time limit and the memory stop generation instead (GenerationStopped).
+SEARCH_LIMITS = GENERATION_LIMITS
 
 # Intervention languages ------------------------------------------------------------------
 
@@ -560,12 +572,14 @@ class InterventionTask(Task):
         ordering: Ordering,
     ) -> Minimum | None:
         """The verified minimum, or None when none exists, it is below the level's `least`
-        curriculum parameter (at least 1: the goals must not already hold) or the search did
-        not finish within SEARCH_LIMITS."""
+        curriculum parameter (at least 1: the goals must not already hold) or the search
+        passed a count limit of SEARCH_LIMITS (a machine limit is raised)."""
         try:
             found = fewest_additions(
                 candidate.theory, space, goals, ordering=ordering, limits=SEARCH_LIMITS
             )
+        except MachineLimitExceeded:
+            raise
         except LimitExceeded:
             return None
         least = max(1, self.plan(candidate.params["level"]).least)

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from argc.compiler import LimitExceeded, QueryResult, query
+from argc.compiler import LimitExceeded, MachineLimitExceeded, QueryResult, query
 from argc.compiler.facts import literal_term
 from argc.dsl.errors import ArgcError
 from argc.dsl.ir import (
@@ -505,6 +505,8 @@ class Perturbation(Task):
                 ordering=ordering,
                 limits=GENERATION_LIMITS,
             )
+        except MachineLimitExceeded:
+            raise
         except (ArgcError, LimitExceeded):
             return None
         if not after.satisfiable:

@@ -19,7 +19,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from argc.compiler import LimitExceeded, Solution, solve
+from argc.compiler import LimitExceeded, MachineLimitExceeded, Solution, solve
 from argc.dsl.errors import ArgcError
 from argc.dsl.ir import Directive, Literal, PremisePreference, RulePreference
 from argc.tasks.builder import Builder, Conflict
@@ -137,6 +137,8 @@ class PreferenceConstruction(InterventionTask):
                 ordering=solution.ordering,
                 limits=GENERATION_LIMITS,
             )
+        except MachineLimitExceeded:
+            raise
         except (ArgcError, LimitExceeded):
             return None
         claims = [Literal.parse(text) for text in candidate.params["claims"]]

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from argc.compiler import LimitExceeded, QueryResult, Solution, solve
+from argc.compiler import LimitExceeded, MachineLimitExceeded, QueryResult, Solution, solve
 from argc.compiler.facts import literal_term
 from argc.dsl.ir import Literal, Ordering, QueryHeader, Rule
 from argc.tasks.answers import UnreadableAnswer, pair_f1, read_entries
@@ -359,6 +359,8 @@ class SemanticsQuery(Task):
                     semantics=semantics,
                     limits=GENERATION_LIMITS,
                 )
+        except MachineLimitExceeded:
+            raise
         except LimitExceeded:
             return None
         rows = []

@@ -37,7 +37,6 @@ consistent sets are read from one search for the batch's brave consequences.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterable, Sequence
 from contextlib import suppress
 from dataclasses import replace
@@ -46,6 +45,7 @@ import clingo
 
 from argc.compiler.batch import BatchSession, tagged_facts
 from argc.compiler.control import Deadline, Limits, Session, StepCounter
+from argc.compiler.guard import now
 from argc.compiler.kg.solve import WorldCounters
 from argc.dsl.errors import LimitExceeded
 from argc.dsl.kg.world import Declaration, Event, KgWorld
@@ -152,7 +152,7 @@ def _shown(model: clingo.Model) -> frozenset[clingo.Symbol]:
 def _started(limits: Limits | None) -> Limits:
     """The limits with their clock started: one clock for both groundings and the search."""
     limits = limits or Limits()
-    return limits if limits.started is not None else replace(limits, started=time.monotonic())
+    return limits if limits.started is not None else replace(limits, started=now())
 
 
 def _counter(limits: Limits) -> StepCounter:

@@ -36,6 +36,7 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any
 
+from argc.compiler import MachineLimitExceeded
 from argc.compiler.kg.abduce import Problem, abduce_many
 from argc.compiler.kg.solve import BATCH_SIZE, solve_kg_many
 from argc.dsl.kg import simulate
@@ -48,7 +49,7 @@ from argc.dsl.kg.world import (
     KinshipFact,
     Person,
 )
-from argc.tasks.framework import Instance
+from argc.tasks.framework import Instance, generation_stopped
 from argc.tasks.kg.generator import KgGraph, generate_graph
 from argc.tasks.kg.names import gender, object_words, person_pool, person_words
 from argc.tasks.kg.rendering import render
@@ -563,6 +564,10 @@ class _Drawing:
                 if self.builder is None:
                     self.builder = self._next_builder()
                     return next(self.builder)
+                if isinstance(answer, MachineLimitExceeded):
+                    family, depth, complexity, seed, split = self.request
+                    what = f"{family} D{depth} T{complexity} seed {seed} ({split})"
+                    raise generation_stopped(what, answer) from answer
                 if isinstance(answer, Exception):
                     return self.builder.throw(answer)
                 return self.builder.send(answer)

@@ -16,8 +16,17 @@ from collections.abc import Iterator
 
 from tqdm import tqdm
 
+from argc.compiler import MachineLimitExceeded
 from argc.compiler.norms.verdict import solve_world
-from argc.tasks.norms.families import FAMILY_TYPES, ROLES, Family, make_family, stream
+from argc.tasks.framework import generation_stopped
+from argc.tasks.norms.families import (
+    FAMILY_TYPES,
+    ROLES,
+    Family,
+    family_id,
+    make_family,
+    stream,
+)
 from argc.tasks.norms.rendering import render
 from argc.tasks.norms.surface import canonical_verdict, surface_pair
 
@@ -46,7 +55,11 @@ def generate_families(count: int, seed: int = 0, *, desc: str = "families") -> I
     """The families of `family_plan(count, seed)`, in order."""
     plan = family_plan(count, seed)
     for family_type, family_seed in tqdm(plan, desc=desc, disable=len(plan) < 50):
-        yield make_family(family_type, family_seed)
+        try:
+            family = make_family(family_type, family_seed)
+        except MachineLimitExceeded as exceeded:
+            raise generation_stopped(family_id(family_type, family_seed), exceeded) from exceeded
+        yield family
 
 
 def pair_rows(family: Family) -> list[dict]:
