@@ -1,5 +1,5 @@
-"""Reading untrusted answers: the last <answer> region, the answer grammars, and the F1
-measures shared by the scorers."""
+"""Reading untrusted answers: the last <answer> region, the characters every answer may hold
+(`answer_text`), the answer grammars, and the F1 measures shared by the scorers."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from lark.exceptions import LarkError, UnexpectedInput
 
 from argc.dsl.errors import ArgcError
 from argc.dsl.ir import Literal
+from argc.dsl.syntax import lf_lines, located
 
 _OPEN = re.compile("<answer>", re.IGNORECASE)
 _CLOSE = re.compile("</answer>", re.IGNORECASE)
@@ -22,8 +23,43 @@ _CLOSE = re.compile("</answer>", re.IGNORECASE)
 MAX_ANSWER_CHARS = 100_000
 
 
+#: Characters no answer may hold (docs/text.md): the C0 and C1 controls other than tab and
+#: the line ends, and every format character (Unicode's category Cf: zero-width spaces and
+#: joiners, bidirectional controls, the byte-order mark, soft hyphen, ...), listed in full so
+#: that no Unicode version of Python changes the rule; and lone surrogates.
+_CONTROL = "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f"
+_FORMAT = (
+    "\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b-\u200f"
+    "\u202a-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd"
+    "\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001-\U000e007f"
+)
+_REFUSED = re.compile(f"[{_CONTROL}{_FORMAT}\ud800-\udfff]")
+#: The space characters other than U+0020 (Unicode's category Zs), each read as U+0020.
+_SPACES = re.compile("[\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]")
+
+
 class UnreadableAnswer(ArgcError):
     """The answer region does not follow the task's answer format."""
+
+
+def answer_text(answer: str) -> str:
+    """An answer as every task reads it (docs/text.md): each line end (CRLF, CR, NEL, U+2028,
+    U+2029) an LF and each space character (no-break, em, ideographic, ...) a space.
+    UnreadableAnswer (`unreadable: ...`, with its line and column) at the first control
+    character other than tab, format character (zero-width, bidirectional, ...) or lone
+    surrogate: a model that writes one where a space belongs has not written the answer."""
+    text = lf_lines(answer)
+    if text.replace("\n", "").replace("\t", "").isprintable():
+        return text  # the usual answer: no control, format or space character but U+0020
+    found = _REFUSED.search(text)
+    if found is not None:
+        code = ord(found.group())
+        kind = "control" if code < 0xA0 else "surrogate" if 0xD800 <= code < 0xE000 else "format"
+        line, column, _ = located(text, found.start())
+        raise UnreadableAnswer(
+            f"unreadable: {kind} character U+{code:04X} at line {line}, column {column}"
+        )
+    return _SPACES.sub(" ", text)
 
 
 def answer_regions(response: str) -> list[str]:

@@ -30,7 +30,7 @@ from typing import Any
 
 from argc.dsl.parser import parse_intervention
 from argc.tasks import Instance, Score, get_task
-from argc.tasks.answers import MAX_ANSWER_CHARS, answer_regions
+from argc.tasks.answers import MAX_ANSWER_CHARS, answer_regions, answer_text
 from argc.tasks.formalization import FormalizationScore
 from argc.tasks.framework import is_unreadable
 from argc.tasks.intervention import InterventionTask
@@ -122,7 +122,7 @@ def process_quality(instance: Instance, region: str, scored: Score) -> float:
       record); for them the gated reward equals the success reward.
     """
     if isinstance(get_task(instance.task), InterventionTask):
-        given = len(parse_intervention(region, "<answer>"))
+        given = len(parse_intervention(answer_text(region), "<answer>"))
         return min(1.0, instance.target["min_directives"] / given)
     return scored.native
 
