@@ -17,7 +17,14 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any, ClassVar
 
-from argc.compiler import LimitExceeded, Limits, QueryResult, query
+from argc.compiler import (
+    LimitExceeded,
+    Limits,
+    MachineLimitExceeded,
+    QueryResult,
+    TimeLimitExceeded,
+    query,
+)
 from argc.dsl.errors import ArgcError
 from argc.dsl.ir import ORDERINGS, Ordering, Theory
 from argc.dsl.parser import parse_theory
@@ -27,10 +34,13 @@ LEVELS = tuple(range(1, 16))
 #: Every (level, ordering) cell of a task.
 CELLS = tuple((level, ordering) for level in LEVELS for ordering in ORDERINGS)
 
-#: Limits for solving generated candidates; a candidate that hits them is rejected. The
-#: counts decide, so that an instance is the same on any machine: the time limit is only a
-#: last resort, far above what a candidate within the counts takes even on a loaded node.
-GENERATION_LIMITS = Limits(seconds=300.0, arguments=5_000)
+#: Limits for solving generated candidates (and for the constructive tasks' minimum search).
+#: Only the counts decide: a candidate past the arguments, instantiations, attacks, the
+#: conflicts of a search or the extensions is rejected, at the same point on every machine.
+#: The counts bound a candidate's work to seconds (the most a search took at levels 13-15 of
+#: the benchmark was 1,905 conflicts, 0.08 s); the time limit, far above that, and the memory
+#: only fail loudly (GenerationStopped), never reject a candidate.
+GENERATION_LIMITS = Limits(seconds=300.0, arguments=5_000, conflicts=100_000)
 #: Limits for solving a theory built from an untrusted answer; hitting them scores 0. The
 #: instantiation and attack bounds keep grounding within the time and well under 1 GB.
 SCORING_LIMITS = Limits(seconds=10.0, arguments=5_000, instantiations=50_000, attacks=500_000)
@@ -38,6 +48,21 @@ SCORING_LIMITS = Limits(seconds=10.0, arguments=5_000, instantiations=50_000, at
 
 class GenerationFailed(ArgcError):
     """No candidate passed the gates within the attempt bound."""
+
+
+class GenerationStopped(ArgcError):
+    """Generation reached a limit of the machine (the time limit or the memory), not a count:
+    which candidate passes would then depend on the machine, so no instance is made."""
+
+
+def generation_stopped(what: str, exceeded: MachineLimitExceeded) -> GenerationStopped:
+    """The error for generating `what` (an instance, named) when `exceeded` fired."""
+    limit = "the time limit" if isinstance(exceeded, TimeLimitExceeded) else "the memory"
+    return GenerationStopped(
+        f"{what}: generation stopped: {exceeded}. {limit.capitalize()}, not a count limit, was"
+        " reached, and an instance may not depend on the machine's speed, load or memory, so"
+        " none is made (run it again with more time or memory, or on a less loaded machine)"
+    )
 
 
 #: How the scorers' reasons begin when the answer itself could not be read (a syntax error,
@@ -269,8 +294,9 @@ def instance_id(task: str, level: int, ordering: Ordering, seed: int) -> str:
 
 
 def generate(task_name: str, level: int, ordering: Ordering, seed: int) -> Instance:
-    """The instance of a task for (level, ordering, seed); candidates failing a gate are
-    rejected and counted in `meta["rejections"]`."""
+    """The instance of a task for (level, ordering, seed); candidates failing a gate or a
+    count limit are rejected and counted in `meta["rejections"]`. GenerationStopped (naming
+    the instance) when the time limit or the memory is reached instead."""
     task = get_task(task_name)
     if not isinstance(task, Task):
         raise ArgcError(
@@ -278,27 +304,43 @@ def generate(task_name: str, level: int, ordering: Ordering, seed: int) -> Insta
         )
     if level not in LEVELS:
         raise ArgcError(f"level must be between 1 and {LEVELS[-1]}, not {level}")
+    try:
+        return _generated(task, level, ordering, seed)
+    except MachineLimitExceeded as exceeded:
+        name = instance_id(task.name, level, ordering, seed)
+        raise generation_stopped(name, exceeded) from exceeded
+
+
+def _judged(task: Task, candidate: Candidate, ordering: Ordering) -> tuple[QueryResult, Any] | str:
+    """A candidate's solved gate query and gold target, or why it is rejected: `limits` (a
+    count limit), `gate` or `target`. A machine limit is raised, never a rejection."""
+    try:
+        result = query(
+            candidate.theory,
+            task.gate_program(candidate),
+            ordering=ordering,
+            limits=GENERATION_LIMITS,
+        )
+    except MachineLimitExceeded:
+        raise
+    except LimitExceeded:
+        return "limits"
+    if not result.satisfiable:
+        return "gate"
+    target = task.target(candidate, result, ordering)
+    return "target" if target is None else (result, target)
+
+
+def _generated(task: Task, level: int, ordering: Ordering, seed: int) -> Instance:
     rng = instance_rng(task.family or task.name, level, ordering, seed)
     rejections: Counter[str] = Counter()
     for _ in range(task.attempts):
         candidate = task.candidate(rng, level)
-        try:
-            result = query(
-                candidate.theory,
-                task.gate_program(candidate),
-                ordering=ordering,
-                limits=GENERATION_LIMITS,
-            )
-        except LimitExceeded:
-            rejections["limits"] += 1
+        judged = _judged(task, candidate, ordering)
+        if isinstance(judged, str):
+            rejections[judged] += 1
             continue
-        if not result.satisfiable:
-            rejections["gate"] += 1
-            continue
-        target = task.target(candidate, result, ordering)
-        if target is None:
-            rejections["target"] += 1
-            continue
+        result, target = judged
         return Instance(
             id=instance_id(task.name, level, ordering, seed),
             task=task.name,
