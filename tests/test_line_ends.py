@@ -149,10 +149,13 @@ LINE_END_OR_LF = st.sampled_from(["\n", *LINE_ENDS])
 
 @st.composite
 def mixed(draw) -> tuple[str, str]:
-    """A text whose lines end in random ways, and the same text with LF line ends."""
+    """A text whose lines end in random ways, and the same text with LF line ends (a CR
+    followed by an empty line's LF would be one CRLF: that line ends otherwise)."""
     lines = draw(st.lists(st.lists(st.sampled_from(PIECES), max_size=4).map("".join), max_size=8))
-    ends = [draw(LINE_END_OR_LF) for _ in lines]
-    text = "".join(line + end for line, end in zip(lines, ends, strict=True))
+    text = ""
+    for line in lines:
+        after_cr = text.endswith("\r") and not line
+        text += line + draw(st.sampled_from(LINE_ENDS) if after_cr else LINE_END_OR_LF)
     return text, "".join(line + "\n" for line in lines)
 
 
