@@ -12,7 +12,6 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 from random_theories import random_theory
@@ -20,7 +19,7 @@ from test_limits import rebut_storm
 
 import argc.kg as kg_command
 from argc.cli import main
-from argc.compiler import Solution, control, solve
+from argc.compiler import Solution, guard, solve
 from argc.compiler import cli as engine_cli
 from argc.compiler.graph import export
 from argc.compiler.kg.solve import KgModel, solve_kg
@@ -246,8 +245,7 @@ def late(monkeypatch):
 
         def slow(*args, **kwargs):
             built = build(*args, **kwargs)
-            clock = SimpleNamespace(monotonic=lambda: real() + 86_400, perf_counter=real)
-            monkeypatch.setattr(control, "time", clock)
+            monkeypatch.setattr(guard, "_source", lambda: real() + 86_400)
             return built
 
         monkeypatch.setattr(module, name, slow)
