@@ -27,7 +27,9 @@ gap (and fit the next visible event that names the target's holder); asp/kg/abdu
 inserts exactly one of them and asks every event of the completed story to meet its
 precondition. The consistent set is read from the models projected onto the shown
 candidate. Two groundings because one program over both stories would share state.lp's
-predicates between them, and V's states would no longer be facts to prune with.
+predicates between them, and V's states would no longer be facts to prune with. The object
+states of V's times are counted before grounding (`argc.compiler.kg.solve.check_states`), so
+a story too large for the limits stops at once.
 
 `abduce_many` solves a batch of problems with one program per grounding (`argc.compiler.batch`:
 the problem's number on every atom), each counting its steps on its own: a Control and its
@@ -46,7 +48,7 @@ import clingo
 from argc.compiler.batch import BatchSession, tagged_facts
 from argc.compiler.control import Deadline, Limits, Session, StepCounter
 from argc.compiler.guard import now
-from argc.compiler.kg.solve import WorldCounters
+from argc.compiler.kg.solve import WorldCounters, check_states
 from argc.dsl.errors import LimitExceeded
 from argc.dsl.kg.world import Declaration, Event, KgWorld
 
@@ -56,6 +58,8 @@ CANDIDATES = ("kg/state", "kg/preconditions", "kg/candidates")
 ENCODINGS = ("kg/state", "kg/preconditions", "kg/abduce")
 
 Element = Event | Declaration
+#: What an abduction's `@step` counts, for the messages of LimitExceeded.
+WORK = ("abducing the missing element", "candidate and state steps")
 
 
 def masked_time(world: KgWorld, target: str, masked: Element) -> int | None:
@@ -88,6 +92,13 @@ def masked_time(world: KgWorld, target: str, masked: Element) -> int | None:
             f"{masked} happens at times {listed}; pass the world's own event to hide one"
         )
     return times[0]
+
+
+def check_size(world: KgWorld, target: str, masked: Element, limits: Limits) -> None:
+    """LimitExceeded, before grounding, for a visible story whose object states (every object
+    at V's times 0..2N+1) are past the limits (ValueError as `masked_time`)."""
+    shown = len(world.events) - (masked_time(world, target, masked) is not None)
+    check_states(len(world.objects), 2 * shown + 2, limits, work=WORK)
 
 
 def _fact(name: str, *arguments: clingo.Symbol) -> str:
@@ -157,12 +168,7 @@ def _started(limits: Limits | None) -> Limits:
 
 def _counter(limits: Limits) -> StepCounter:
     """The count of one abduction's steps, over both of its groundings."""
-    return StepCounter(
-        limits,
-        Deadline(limits.seconds, limits.started),
-        "abducing the missing element",
-        "candidate and state steps",
-    )
+    return StepCounter(limits, Deadline(limits.seconds, limits.started), *WORK)
 
 
 def _grounded(
@@ -190,9 +196,10 @@ def abduce(
 ) -> tuple[Element, ...]:
     """The consistent set of the visible story `world` without `masked`, about `target`
     (ValueError for a masked element that is not the world's or not about the target;
-    LimitExceeded past `limits`, while grounding or solving)."""
-    facts = visible_facts(world, target, masked)
+    LimitExceeded past `limits`, before grounding, while grounding or solving)."""
     limits = _started(limits)
+    check_size(world, target, masked, limits)
+    facts = visible_facts(world, target, masked)
     counter = _counter(limits)
     first = _grounded(Session(limits), CANDIDATES, facts, counter)
     second = _grounded(Session(limits), ENCODINGS, facts + _candidates(first), counter)
@@ -266,8 +273,11 @@ def _abduce_batch(
     """Both groundings of a batch, then one search for the brave consequences: the problems
     share no atom, so an element is shown in some model of the batch exactly where it is
     in some model of its problem alone, which is what the projected enumeration of `abduce`
-    finds (one model per element, counted against the extension limit)."""
+    finds (one model per element, counted against the extension limit). LimitExceeded for
+    a problem past its size limits, before grounding."""
     limits = _started(limits)
+    for problem in problems:
+        check_size(*problem, limits)
     program = "".join(tagged_facts(text, k) for k, text in enumerate(facts))
     counters = WorldCounters([_counter(limits) for _ in problems])
     first = _grounded(BatchSession(limits, len(problems)), CANDIDATES, program, counters)

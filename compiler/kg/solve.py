@@ -10,8 +10,11 @@ model it has alone.
 
 Grounding counts its work through `@step` (one carried-over object state, one path
 extended by a hop) against `Limits.instantiations` and checks the deadline as it goes, so a
-hostile world (thousands of persons on kinship paths, very long timelines) stops with
-LimitExceeded while clingo grounds.
+hostile world (thousands of persons on kinship paths) stops with LimitExceeded while clingo
+grounds. The object states are counted before grounding (`check_states`): a world with more
+than `max_states` of them (objects times times), or more carried-over states than the
+instantiation limit, stops at once, which bounds the memory of grounding and reading a
+model.
 """
 
 from __future__ import annotations
@@ -37,6 +40,11 @@ ENCODINGS = ("kg/state", "kg/kinship")
 WORK = ("grounding the world", "object states and kinship path steps")
 #: Worlds grounded together by `solve_kg_many` (larger batches save little more).
 BATCH_SIZE = 32
+#: The largest world solved by default, in object states and times: (objects + 1) x (T_final
+#: + 1). Grounded, read into a model and printed, an object state or a time (its event)
+#: takes about 2.5 KB, so that worlds at the bound peaked at 0.55-0.81 GB with their parse
+#: (`argc check --json`, measured; docs/kg.md, "In ASP").
+MAX_STATES = 200_000
 #: The arguments of an atom, and those of every atom of a predicate (name, arity) in one
 #: world's model.
 Row = tuple[Any, ...]
@@ -105,19 +113,52 @@ class KgModel:
         return "\n".join(lines)
 
 
-def ground_kg(world: KgWorld, limits: Limits | None = None) -> Session:
-    """A Session with the world's facts and the KG encodings grounded within `limits`."""
-    session = Session(limits or Limits())
+def check_states(
+    objects: int,
+    times: int,
+    limits: Limits,
+    max_states: int = MAX_STATES,
+    work: tuple[str, str] = WORK,
+) -> None:
+    """LimitExceeded, before grounding, where asp/kg/state.lp would give `objects` objects a
+    state at each of `times` times past the instantiation limit (a state carried over to
+    each time after the first is one `@step` of `work`) or past `max_states` object states
+    and times, (objects + 1) x times."""
+    if objects * (times - 1) > limits.instantiations:
+        raise LimitExceeded(
+            f"{work[0]} takes more than {limits.instantiations:,} {work[1]}"
+            f" ({objects:,} objects at {times:,} times)"
+        )
+    if (objects + 1) * times > max_states:
+        raise LimitExceeded(
+            f"the world is too large to solve: {objects:,} objects at {times:,} times make"
+            f" {(objects + 1) * times:,} object states and times; the limit is {max_states:,}"
+        )
+
+
+def _check_world(world: KgWorld, limits: Limits, max_states: int) -> None:
+    check_states(len(world.objects), len(world.events) + 1, limits, max_states)
+
+
+def ground_kg(
+    world: KgWorld, limits: Limits | None = None, max_states: int = MAX_STATES
+) -> Session:
+    """A Session with the world's facts and the KG encodings grounded within `limits`
+    (LimitExceeded before grounding for a world past `max_states`: `check_states`)."""
+    limits = limits or Limits()
+    _check_world(world, limits, max_states)
+    session = Session(limits)
     StepCounter.on(session, *WORK)
     session.load(ENCODINGS)
     session.ground([("base", world_facts(world))])
     return session
 
 
-def solve_kg(world: KgWorld, limits: Limits | None = None) -> KgModel:
-    """Ground the world's facts with the KG encodings within `limits` (LimitExceeded past
-    them) and read its model; Conflict when an object's state is not unique."""
-    session = ground_kg(world, limits)
+def solve_kg(world: KgWorld, limits: Limits | None = None, max_states: int = MAX_STATES) -> KgModel:
+    """Ground the world's facts with the KG encodings within `limits` and `max_states`
+    (LimitExceeded past them) and read its model; Conflict when an object's state is not
+    unique."""
+    session = ground_kg(world, limits, max_states)
     return read_model(world, lambda name, arity: list(map(values, session.atoms(name, arity))))
 
 
@@ -149,7 +190,10 @@ class WorldCounters:
 
 
 def solve_kg_many(
-    worlds: Sequence[KgWorld], limits: Limits | None = None, batch_size: int = BATCH_SIZE
+    worlds: Sequence[KgWorld],
+    limits: Limits | None = None,
+    batch_size: int = BATCH_SIZE,
+    max_states: int = MAX_STATES,
 ) -> list[KgModel | LimitExceeded | Conflict]:
     """The models of worlds, `batch_size` grounded in one program, equal to `solve_kg`'s;
     a world that fails has its LimitExceeded or Conflict in its place. Each world's steps
@@ -160,29 +204,35 @@ def solve_kg_many(
     limits = limits or Limits()
     results: list[KgModel | LimitExceeded | Conflict] = []
     for start in range(0, len(worlds), batch_size):
-        results += _solved(worlds[start : start + batch_size], limits)
+        results += _solved(worlds[start : start + batch_size], limits, max_states)
     return results
 
 
-def _solved(batch: Sequence[KgWorld], limits: Limits) -> list[KgModel | LimitExceeded | Conflict]:
+def _solved(
+    batch: Sequence[KgWorld], limits: Limits, max_states: int
+) -> list[KgModel | LimitExceeded | Conflict]:
     """A batch grounded together (a world alone by `solve_kg`), or world by world when it
     stops at a limit."""
     if len(batch) > 1:
         with suppress(LimitExceeded):
-            return _solve_batch(batch, limits)
-    return [_alone(world, limits) for world in batch]
+            return _solve_batch(batch, limits, max_states)
+    return [_alone(world, limits, max_states) for world in batch]
 
 
-def _alone(world: KgWorld, limits: Limits) -> KgModel | LimitExceeded | Conflict:
+def _alone(world: KgWorld, limits: Limits, max_states: int) -> KgModel | LimitExceeded | Conflict:
     try:
-        return solve_kg(world, limits)
+        return solve_kg(world, limits, max_states)
     except (LimitExceeded, Conflict) as failure:
         return failure
 
 
-def _solve_batch(worlds: Sequence[KgWorld], limits: Limits) -> list[KgModel | Conflict]:
-    """The worlds grounded in one BatchSession and read one by one (LimitExceeded when the
-    grounding stops at a limit)."""
+def _solve_batch(
+    worlds: Sequence[KgWorld], limits: Limits, max_states: int
+) -> list[KgModel | Conflict]:
+    """The worlds grounded in one BatchSession and read one by one (LimitExceeded when a
+    world is past its size limits or the grounding stops at a limit)."""
+    for world in worlds:
+        _check_world(world, limits, max_states)
     session = BatchSession(limits, len(worlds))
     counters = [StepCounter(limits, session.deadline, *WORK) for _ in worlds]
     session.budget = WorldCounters(counters)  # type: ignore[assignment] - what @step calls

@@ -143,21 +143,31 @@ def apply(event: Event, states: States) -> States:
     return after
 
 
-def _states(world: KgWorld) -> Iterator[States]:
+def _evolving(world: KgWorld) -> Iterator[States]:
+    """One dict of every object's state: s_0, then updated in place by each event in turn
+    (Rejected at the first event whose precondition fails). An event costs its own objects
+    only, so a world of many objects and events takes time and memory linear in its size."""
     states = initial_states(world)
     yield states
     for time, event in enumerate(world.events, 1):
         reason = precondition(event, states)
         if reason is not None:
             raise Rejected(time, event, reason)
-        states = apply(event, states)
+        states.update(apply(event, {thing: states[thing] for thing in affected(event)}))
         yield states
 
 
 def timeline(world: KgWorld) -> list[States]:
     """s_0, s_1, ..., s_T: every object's state before the first event and after each
     (Rejected at the first event whose precondition fails)."""
-    return list(_states(world))
+    return [dict(states) for states in _evolving(world)]
+
+
+def check_events(world: KgWorld) -> None:
+    """Rejected at the first event whose precondition fails (as `timeline`, without keeping
+    the states of every time)."""
+    for _ in _evolving(world):
+        pass
 
 
 def state(world: KgWorld, thing: str, time: int) -> State:

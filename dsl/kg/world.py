@@ -494,7 +494,7 @@ class _Checker:
         from argc.dsl.kg import simulate
 
         try:
-            simulate.timeline(world)
+            simulate.check_events(world)
         except simulate.Rejected as rejected:
             raise self.fail(str(rejected), rejected.event.position) from None
         try:
