@@ -1,12 +1,13 @@
 """Random small valid KG worlds: persons with genders, objects with initial declarations, an
 event sequence built by proposing random events and keeping only those whose precondition
-holds in the state they meet, kinship facts consistent with the genders, and now and then
-a declared rule."""
+holds in the state they meet, kinship facts consistent with the genders that keep the family
+possible (`argc.dsl.kg.genealogy`), and now and then a declared rule."""
 
 from __future__ import annotations
 
 import random
 
+from argc.dsl.kg.genealogy import violations
 from argc.dsl.kg.simulate import apply, closed_facts, initial_states, precondition
 from argc.dsl.kg.world import (
     DECLARATIONS,
@@ -89,7 +90,9 @@ def random_world(seed: int, events: int | None = None) -> KgWorld:
             if RELATION_GENDER.get(relation, genders[first]) == genders[first]
             and SECOND_GENDER.get(relation, genders[second]) == genders[second]
         ]
-        facts.append(KinshipFact(rng.choice(relations), first, second))
+        fact = KinshipFact(rng.choice(relations), first, second)
+        if not violations(KgWorld(persons, facts=(*facts, fact))):
+            facts.append(fact)
     rules = []
     if rng.random() < 0.3:
         rules.append(rng.choice(STANDARD_RULES))

@@ -30,12 +30,13 @@ import clingo
 from argc.compiler.batch import BatchSession, tagged_facts
 from argc.compiler.control import Limits, Session, StepCounter
 from argc.compiler.kg.facts import world_facts
+from argc.compiler.kg.genealogy import family_violations
 from argc.dsl.errors import LimitExceeded
 from argc.dsl.kg.simulate import State, States
 from argc.dsl.kg.world import RELATIONS, KgWorld
 
 #: The encodings of a KG world, in loading order.
-ENCODINGS = ("kg/state", "kg/kinship")
+ENCODINGS = ("kg/state", "kg/kinship", "kg/genealogy")
 #: What `@step` counts, for the messages of LimitExceeded.
 WORK = ("grounding the world", "object states and kinship path steps")
 #: Worlds grounded together by `solve_kg_many` (larger batches save little more).
@@ -53,7 +54,8 @@ Rows = Callable[[str, int], list[Row]]
 
 class Conflict(ValueError):
     """The encoding gave an object no state, or two, at some time: the world's events do not
-    meet their preconditions (a world built without its checks)."""
+    meet their preconditions; or its kinship facts describe an impossible family
+    (asp/kg/genealogy.lp). Only a world built without its checks has one."""
 
 
 @dataclass(frozen=True)
@@ -262,11 +264,15 @@ def _solve_batch(
 
 def read_model(world: KgWorld, rows: Rows) -> KgModel:
     """The model of a world from the arguments of its atoms; Conflict when an object's
-    state is not unique."""
+    state is not unique or the family is impossible."""
     conflicts = sorted((time, thing) for thing, time in rows("conflict", 2))
     if conflicts:
         time, thing = conflicts[0]
         raise Conflict(f"{thing} has no single state at time {time}")
+    impossible = family_violations(rows)
+    if impossible:
+        more = f" (and {len(impossible) - 1} more)" if len(impossible) > 1 else ""
+        raise Conflict(f"impossible family: {impossible[0]}{more}")
     slots = {
         name: {(thing, time): value for thing, value, time in rows(name, 3)}
         for name in ("owner", "possessor", "integrity")

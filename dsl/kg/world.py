@@ -6,9 +6,10 @@ in time order, the kinship facts of E_stat and the composite kinship rules the w
 declares beside the standard ones (`STANDARD_RULES`). Printing a world gives text that
 parses back to an equal world. `KgWorld.build` checks what the grammar cannot: known names,
 arities, one initial declaration per object, rules over the basic vocabulary with two or
-three hops, every event's precondition in the state it meets and genders consistent with
+three hops, every event's precondition in the state it meets, genders consistent with
 the kinship facts and their inverses (the last two by the reference simulator,
-`argc.dsl.kg.simulate`).
+`argc.dsl.kg.simulate`) and a possible family (`argc.dsl.kg.genealogy`: one father and one
+mother, no cycle of descent, no spouse of one's blood, siblings of one generation).
 """
 
 from __future__ import annotations
@@ -490,7 +491,7 @@ class _Checker:
 
     def simulate(self, world: KgWorld) -> None:
         """Every event's precondition holds in the state it meets; genders agree with the
-        kinship facts and their inverses."""
+        kinship facts and their inverses; the family is possible."""
         from argc.dsl.kg import simulate
 
         try:
@@ -502,3 +503,13 @@ class _Checker:
         except simulate.Inconsistent as inconsistent:
             fact = inconsistent.fact
             raise self.fail(str(inconsistent), fact.argument_at(inconsistent.argument)) from None
+        self.genealogy(world)
+
+    def genealogy(self, world: KgWorld) -> None:
+        """The kinship facts describe a possible family (`argc.dsl.kg.genealogy`): the first
+        violation is reported at its fact."""
+        from argc.dsl.kg.genealogy import violations
+
+        found = violations(world)
+        if found:
+            raise self.fail(found[0].message, world.facts[found[0].fact].position)

@@ -39,7 +39,7 @@ from typing import Any
 from argc.compiler import MachineLimitExceeded
 from argc.compiler.kg.abduce import Problem, abduce_many
 from argc.compiler.kg.solve import BATCH_SIZE, solve_kg_many
-from argc.dsl.kg import simulate
+from argc.dsl.kg import genealogy, simulate
 from argc.dsl.kg.world import (
     RELATION_GENDER,
     STANDARD,
@@ -362,66 +362,108 @@ def _fits(person: str, before: str | None, after: str | None) -> bool:
     return RELATION_GENDER.get(inverse, kind) == kind
 
 
-def _plant(
-    rng: random.Random, persons: list[str], path: tuple[str, ...], taken: set[tuple]
-) -> tuple[str, ...]:
-    """Persons p0..pn of the world, distinct, whose genders fit the path (`_fits`), with ends
-    no earlier plant used; persons of earlier plants only when the others do not fit."""
-    used = {person for chain in taken for person in chain}
-    for attempt in range(50):
-        chain: list[str] = []
-        for before, after in zip((None, *path), (*path, None), strict=True):
-            options = [
-                p
-                for p in persons
-                if p not in chain and _fits(p, before, after) and (attempt > 25 or p not in used)
-            ]
-            if not options:
-                break
-            chain.append(rng.choice(options))
-        else:
-            if tuple(chain) not in taken and (chain[0], chain[-1]) not in {
-                (c[0], c[-1]) for c in taken
-            }:
-                return tuple(chain)
-    raise NoInstance(f"no persons fit the path {', '.join(path)}")
+#: How many times a static family plants its chains on the world's persons before it plants
+#: them on new persons alone.
+PLANTINGS = 8
 
 
 def _path_facts(chain: tuple[str, ...], path: tuple[str, ...]) -> list[KinshipFact]:
     return [KinshipFact(r, chain[i], chain[i + 1]) for i, r in enumerate(path)]
 
 
-def _with_facts(world: KgWorld, facts: list[KinshipFact], persons=()) -> KgWorld:
-    return KgWorld.build(
-        [
-            *world.persons,
-            *(Person(p, gender(p)) for p in persons),
-            *world.objects,
-            *world.declarations,
-            *world.events,
-            *world.facts,
-            *(f for f in facts if f not in world.facts),
-            *world.rules,
-        ]
+def _with(
+    world: KgWorld, facts: Iterable[KinshipFact] = (), persons: Iterable[str] = ()
+) -> KgWorld:
+    """The world with further kinship facts (those it lacks) and new persons, unchecked."""
+    return replace(
+        world,
+        persons=world.persons + tuple(Person(p, gender(p)) for p in persons),
+        facts=world.facts + tuple(f for f in dict.fromkeys(facts) if f not in world.facts),
     )
 
 
-def _reached(relations: Set[tuple[str, str, str]], start: str, path: tuple[str, ...]) -> set[str]:
-    """The persons the path leads to from `start` over the closed basic facts among
-    `relations`."""
-    reached = {start}
-    for relation in path:
-        reached = {z for r, y, z in relations if r == relation and y in reached}
-    return reached - {start}
+def _newcomer(
+    rng: random.Random, world: KgWorld, split: str, before: str | None, after: str | None
+) -> str:
+    """A person of the split's pool, with no first name of the world's, whose gender fits
+    (`_fits`)."""
+    used = {p.name.split("_", 1)[0] for p in world.persons}
+    pool = person_pool(split)
+    for person in rng.sample(pool, min(len(pool), 200)):
+        if person.split("_", 1)[0] not in used and _fits(person, before, after):
+            return person
+    raise NoInstance("the name pool has no new person for the chain")
 
 
-def _check_ends(
-    relations: Set[tuple[str, str, str]], chains: tuple[tuple[str, ...], ...], path: tuple
-) -> None:
-    """NoInstance unless each chain's start reaches only the chain's end along the path."""
-    for chain in chains:
-        if _reached(relations, chain[0], path) != {chain[-1]}:
-            raise NoInstance("a chain's start reaches more than one person along the path")
+@dataclass(frozen=True)
+class _Planting:
+    """How a chain is planted: on the split's new persons alone (`fresh`), or on the world's
+    persons where they fit, those of `used` last and those of `avoid` never at an end."""
+
+    split: str
+    fresh: bool = False
+    used: frozenset[str] = frozenset()
+    avoid: frozenset[str] = frozenset()
+
+
+def _plant(
+    rng: random.Random, world: KgWorld, path: tuple[str, ...], how: _Planting
+) -> tuple[KgWorld, tuple[str, ...]]:
+    """A chain p0..pn along the path, and the world with its facts (and new persons): each
+    pi the first person of the world, in random order, whose gender fits (`_fits`) and
+    whose fact keeps the family possible (`argc.dsl.kg.genealogy`), else a new person."""
+    persons = [p.name for p in world.persons]
+    chain: list[str] = []
+    for index, (before, after) in enumerate(zip((None, *path), (*path, None), strict=True)):
+        end = index in (0, len(path))
+        options = [] if how.fresh else rng.sample(persons, len(persons))
+        options.sort(key=lambda person: person in how.used)
+        found = None
+        for person in options:
+            if person in chain or (end and person in how.avoid) or not _fits(person, before, after):
+                continue
+            fact = [KinshipFact(path[index - 1], chain[-1], person)] if chain else []
+            if not fact or not genealogy.violations(_with(world, fact)):
+                found = person
+                break
+        if found is None:
+            found = _newcomer(rng, world, how.split, before, after)
+            world = _with(world, persons=[found])
+        if chain:
+            world = _with(world, [KinshipFact(path[index - 1], chain[-1], found)])
+        chain.append(found)
+    return world, tuple(chain)
+
+
+def _relations(relations: Set[tuple[str, str, str]], start: str, end: str) -> set[str]:
+    """The relations (basic and composite) `start` holds to `end`."""
+    return {r for r, x, y in relations if x == start and y == end}
+
+
+def _exact(
+    relations: Set[tuple[str, str, str]], chains: Iterable[tuple[str, ...]], rule: str
+) -> bool:
+    """Whether each chain's start holds to its end the rule and no other relation."""
+    return all(_relations(relations, chain[0], chain[-1]) == {rule} for chain in chains)
+
+
+def analogy_answer(relations: Set[tuple[str, str, str]], a: str, b: str, c: str) -> str | None:
+    """The answer to A : B :: C : ?, the one person D whom C reaches along every relation
+    (basic or composite) that A holds to B, and along nothing else of them; None when there
+    is none or several, when C is A or B, or when D is A, B or C."""
+    between = _relations(relations, a, b)
+    if not between or c in (a, b):
+        return None
+    reached = {
+        frozenset(y for r, x, y in relations if x == c and r == relation) for relation in between
+    }
+    if len(reached) != 1:
+        return None
+    (ends,) = reached
+    if len(ends) != 1 or not ends.isdisjoint((a, b, c)):
+        return None
+    (answer,) = ends
+    return answer
 
 
 def _sentence(rng: random.Random, x: str, relation: str, y: str) -> str:
@@ -430,43 +472,42 @@ def _sentence(rng: random.Random, x: str, relation: str, y: str) -> str:
     )
 
 
-def _fresh(rng: random.Random, world: KgWorld, path: tuple[str, ...], split: str) -> tuple:
-    """New persons of the split for a query chain along the path (first names unused)."""
-    used = {p.name.split("_", 1)[0] for p in world.persons}
-    pool = [p for p in person_pool(split) if p.split("_", 1)[0] not in used]
-    chain: list[str] = []
-    for before, after in zip((None, *path), (*path, None), strict=True):
-        options = [
-            p
-            for p in rng.sample(pool, min(len(pool), 200))
-            if p.split("_", 1)[0] not in {c.split("_", 1)[0] for c in chain}
-            and _fits(p, before, after)
-        ]
-        if not options:
-            raise NoInstance("the name pool has no fresh person for the query")
-        chain.append(options[0])
-    return tuple(chain)
+def _support(
+    rng: random.Random, world: KgWorld, path: tuple[str, ...], rule: str, split: str
+) -> tuple[KgWorld, list[tuple[str, ...]]]:
+    """2 or 3 support chains of the rule, planted one by one (new persons alone after
+    PLANTINGS tries): each with its own ends, each start holding the rule and nothing else to
+    its end, also once the later chains are planted."""
+    support: list[tuple[str, ...]] = []
+    for _ in range(rng.choice((2, 3))):
+        used = frozenset(person for chain in support for person in chain)
+        for attempt in range(PLANTINGS + 1):
+            how = _Planting(split, attempt == PLANTINGS, used)
+            planted, chain = _plant(rng, world, path, how)
+            ends = {(c[0], c[-1]) for c in support}
+            if (chain[0], chain[-1]) not in ends and _exact(
+                simulate.kinship(planted), (*support, chain), rule
+            ):
+                world = planted
+                support.append(chain)
+                break
+        else:
+            raise NoInstance(f"no support chain of {rule} keeps the others' relation exact")
+    return world, support
 
 
 def inductive(graph: KgGraph, rng: random.Random) -> Builder:
     """An inductive instance: the rule planted on 2-3 support chains, noise facts and a
-    fresh query chain."""
+    query chain of new persons; every chain's start holds the rule, and no other relation,
+    to its end."""
     rule = draw_rule(rng, "inductive", graph.split)
     path = STANDARD[rule].path
-    persons = [p.name for p in graph.world.persons]
-    support: list[tuple[str, ...]] = []
-    for _ in range(rng.choice((2, 3))):
-        support.append(_plant(rng, persons, path, set(support)))
-    story_world = _with_facts(graph.world, [f for c in support for f in _path_facts(c, path)])
-    query = _fresh(rng, story_world, path, graph.split)
-    world = _with_facts(story_world, _path_facts(query, path), query)
+    story_world, support = _support(rng, graph.world, path, rule, graph.split)
+    world, query = _plant(rng, story_world, path, _Planting(graph.split, fresh=True))
+    story_world, world = KgWorld.build(story_world.statements()), KgWorld.build(world.statements())
     model = yield world
-    for chain in (*support, query):
-        if (rule, chain[0], chain[-1]) not in model.relations:
-            raise NoInstance(f"{rule} does not follow along {chain}")
-    composite = {r for r, x, z in model.relations if (x, z) == (query[0], query[-1])}
-    if composite != {rule}:
-        raise NoInstance(f"the query relates its ends by {sorted(composite)}")
+    if not _exact(model.relations, (*support, query), rule):
+        raise NoInstance(f"a chain's ends hold another relation than {rule}")
     planted = {(f.first, f.second) for c in support for f in _path_facts(c, path)}
     noise = [f for f in graph.world.facts if (f.first, f.second) not in planted]
     lines = [_sentence(rng, c[0], rule, c[-1]) for c in support]
@@ -495,20 +536,33 @@ def inductive(graph: KgGraph, rng: random.Random) -> Builder:
     )
 
 
+def _analogy_chains(
+    rng: random.Random, world: KgWorld, path: tuple[str, ...], split: str
+) -> tuple[KgWorld, tuple[str, ...], tuple[str, ...]]:
+    """The source and target chains along the path (on new persons alone after PLANTINGS
+    tries), such that the target's end is the analogy's one answer (`analogy_answer`)."""
+    for attempt in range(PLANTINGS + 1):
+        fresh = attempt == PLANTINGS
+        planted, source = _plant(rng, world, path, _Planting(split, fresh))
+        ends = frozenset((source[0], source[-1]))
+        planted, target = _plant(
+            rng, planted, path, _Planting(split, fresh, frozenset(source), ends)
+        )
+        answer = analogy_answer(simulate.kinship(planted), source[0], source[-1], target[0])
+        if answer == target[-1]:
+            return KgWorld.build(planted.statements()), source, target
+    raise NoInstance("no planted analogy has one answer")
+
+
 def analogy(graph: KgGraph, rng: random.Random) -> Builder:
-    """An analogy instance: two chains along a rule's path, the second's end the only
-    person its start reaches along the path."""
+    """An analogy instance: two chains along a rule's path, the second's end the analogy's
+    one answer (`analogy_answer`)."""
     rule = draw_rule(rng, "analogy", graph.split)
     path = STANDARD[rule].path
-    persons = [p.name for p in graph.world.persons]
-    source = _plant(rng, persons, path, set())
-    target = _plant(rng, persons, path, {source})
-    if target[0] == source[0]:
-        raise NoInstance("the two chains start at one person")
-    world = _with_facts(graph.world, _path_facts(source, path) + _path_facts(target, path))
-    # Most worlds fail on the reference simulator's closed facts, before they are solved.
-    _check_ends(simulate.closed_facts(world), (target, source), path)
-    _check_ends((yield world).relations, (target, source), path)
+    world, source, target = _analogy_chains(rng, graph.world, path, graph.split)
+    model = yield world
+    if analogy_answer(model.relations, source[0], source[-1], target[0]) != target[-1]:
+        raise NoInstance("the analogy has no single answer")
     ask = rng.choice(ANALOGY_QUESTIONS).format(
         a=person_words(source[0]), b=person_words(source[-1]), c=person_words(target[0])
     )

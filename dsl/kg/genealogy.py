@@ -1,0 +1,333 @@
+"""Genealogy constraints: the kinship facts of a KG world, closed under inverse, describe a
+possible family (docs/kg.md, "Kinship").
+
+- **one father, one mother**: nobody has two fathers or two mothers;
+- **no cycle of descent**: nobody is their own ancestor (parents are the closed `father` and
+  `mother` facts, which the `son` and `daughter` facts close into);
+- **no spouse of one's blood**: spouses are not blood relatives within `REACH` steps, a walk
+  up to parents, then across to siblings, then down to children (each part possibly empty),
+  as every kinship rule path between blood relatives runs;
+- **siblings of one generation**: nobody is the sibling of their own ancestor within
+  `REACH` generations.
+
+`violations(world)` lists every violation, each reported at one written fact: the fact
+that gives a person a second father or mother, the fact that closes the first cycle of
+descent, the spouse fact, the sibling fact. `asp/kg/genealogy.lp` states the same
+constraints in ASP (tests/test_kg_genealogy.py compares the two on random fact sets).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from argc.dsl.kg.simulate import INVERSE
+from argc.dsl.kg.world import KgWorld, KinshipFact
+
+#: The kinds of violation, in the order they are reported at one fact.
+KINDS = ("father", "mother", "ancestor", "spouse", "sibling")
+#: The most steps a blood relation between spouses, or a line of descent between siblings,
+#: spans (the longest rule path).
+REACH = 3
+#: A closed kinship fact (relation, first person, second person).
+Closed = tuple[str, str, str]
+#: The parts of a walk between blood relatives, in the order they come, and the closed
+#: relations each part steps along (from a person to the next).
+PARTS = {"up": ("son", "daughter"), "across": ("brother", "sister"), "down": ("father", "mother")}
+
+
+@dataclass(frozen=True)
+class Violation:
+    """A genealogy constraint that the facts break: its kind (`KINDS`), the persons it is
+    about (sorted), the index of the written fact it is reported at, and what is wrong."""
+
+    kind: str
+    persons: tuple[str, ...]
+    fact: int
+    message: str
+
+
+def _line(fact: KinshipFact) -> str:
+    return f" (line {fact.position.line})" if fact.position is not None else ""
+
+
+class _Family:
+    """The closed facts of a world, each with the indices of the written facts giving it."""
+
+    def __init__(self, world: KgWorld) -> None:
+        self.facts = world.facts
+        genders = world.genders
+        self.sources: dict[Closed, list[int]] = {}
+        for index, fact in enumerate(world.facts):
+            inverse = INVERSE[fact.relation][genders.get(fact.second) != "male"]
+            for closed in (
+                (fact.relation, fact.first, fact.second),
+                (inverse, fact.second, fact.first),
+            ):
+                self.sources.setdefault(closed, []).append(index)
+        self.steps: dict[tuple[str, str], list[tuple[str, str]]] = {}
+        for relation, first, second in self.sources:
+            self.steps.setdefault((first, _part(relation)), []).append((relation, second))
+
+    def first(self, closed: Closed) -> int:
+        return self.sources[closed][0]
+
+    def following(self, person: str, part: str) -> list[tuple[str, str]]:
+        """(relation, person) for each closed fact of `part` from `person`."""
+        return self.steps.get((person, part), [])
+
+    def parent_edges(self) -> Iterator[tuple[str, str, int]]:
+        """(parent, child, index of the first fact giving it)."""
+        for (relation, first, second), indices in self.sources.items():
+            if relation in PARTS["down"]:
+                yield first, second, indices[0]
+
+    def pairs(self, part: str) -> dict[tuple[str, str], int]:
+        """Each unordered pair related by `part` ("across": siblings) or marriage, sorted,
+        with the index of its first fact."""
+        found: dict[tuple[str, str], int] = {}
+        for (relation, first, second), indices in self.sources.items():
+            if _part(relation) == part and first != second:
+                pair = (min(first, second), max(first, second))
+                found[pair] = min(found.get(pair, indices[0]), indices[0])
+        return found
+
+
+def _part(relation: str) -> str:
+    """The part of a walk a closed relation steps along, "spouse" or "friend" otherwise."""
+    for part, relations in PARTS.items():
+        if relation in relations:
+            return part
+    return "spouse" if relation in ("husband", "wife") else "friend"
+
+
+def _parents(family: _Family) -> Iterator[Violation]:
+    """A second father or mother: reported at the first fact naming another one than the
+    first named."""
+    named: dict[tuple[str, str], dict[str, int]] = {}
+    for (relation, first, second), indices in family.sources.items():
+        if relation in PARTS["down"]:
+            named.setdefault((relation, second), {})[first] = indices[0]
+    for (relation, child), parents in sorted(named.items()):
+        if len(parents) < 2:
+            continue
+        (one, at), (other, culprit) = sorted(parents.items(), key=lambda item: item[1])[:2]
+        fact = family.facts[culprit]
+        yield Violation(
+            relation,
+            (child,),
+            culprit,
+            f"{fact} makes {other} a second {relation} of {child}, whose {relation} is {one}"
+            f"{_line(family.facts[at])}; a person has one {relation}",
+        )
+
+
+def _components(edges: dict[str, list[str]]) -> list[list[str]]:
+    """The strongly connected components of a directed graph with more than one node
+    (Tarjan's algorithm, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for root in sorted(edges):
+        if root in index:
+            continue
+        work = [(root, iter(edges.get(root, ())))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is None:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    if len(component) > 1:
+                        found.append(sorted(component))
+            elif child not in index:
+                index[child] = low[child] = len(index)
+                stack.append(child)
+                on_stack.add(child)
+                work.append((child, iter(edges.get(child, ()))))
+            elif child in on_stack:
+                low[node] = min(low[node], index[child])
+    return found
+
+
+def _acyclic(edges: list[tuple[str, str, int]]) -> bool:
+    """Whether the directed edges (parent, child, fact) have no cycle (Kahn's algorithm)."""
+    children: dict[str, list[str]] = {}
+    entering: dict[str, int] = {}
+    for parent, child, _ in edges:
+        children.setdefault(parent, []).append(child)
+        entering[child] = entering.get(child, 0) + 1
+    free = [person for person in children if not entering.get(person)]
+    removed = 0
+    while free:
+        person = free.pop()
+        for child in children.get(person, ()):
+            removed += 1
+            entering[child] -= 1
+            if not entering[child]:
+                free.append(child)
+    return removed == len(edges)
+
+
+def _path(edges: list[tuple[str, str, int]], start: str, end: str) -> list[str]:
+    """The persons along a shortest line of descent from `start` to `end` over the edges."""
+    children: dict[str, list[str]] = {}
+    for parent, child, _ in edges:
+        children.setdefault(parent, []).append(child)
+    before = {start: start}
+    queue = deque([start])
+    while queue and end not in before:
+        person = queue.popleft()
+        for child in children.get(person, ()):
+            if child not in before:
+                before[child] = person
+                queue.append(child)
+    path = [end]
+    while path[-1] != start:
+        path.append(before[path[-1]])
+    return path[::-1]
+
+
+def _ancestors(family: _Family) -> Iterator[Violation]:
+    """Each group of persons on cycles of descent, reported at the fact that closes its
+    first cycle (the last fact of the shortest prefix of its facts that has a cycle)."""
+    edges = list(family.parent_edges())
+    children: dict[str, list[str]] = {}
+    for parent, child, _ in edges:
+        children.setdefault(parent, []).append(child)
+    for component in _components(children):
+        members = set(component)
+        inside = sorted(
+            (edge for edge in edges if edge[0] in members and edge[1] in members),
+            key=lambda edge: edge[2],
+        )
+        low, high = 2, len(inside)
+        while low < high:
+            middle = (low + high) // 2
+            if _acyclic(inside[:middle]):
+                low = middle + 1
+            else:
+                high = middle
+        parent, child, culprit = inside[low - 1]
+        cycle = [parent, *_path(inside[:low], child, parent)]
+        yield Violation(
+            "ancestor",
+            tuple(component),
+            culprit,
+            f"{family.facts[culprit]} closes a cycle of descent ({' -> '.join(cycle)}, each a"
+            " parent of the next); nobody is their own ancestor",
+        )
+
+
+def _blood_walk(family: _Family, start: str, end: str) -> list[Closed] | None:
+    """The shortest walk of 1 to REACH closed facts from `start` to `end` that goes up, then
+    across, then down (each part possibly empty); None if there is none."""
+    order = tuple(PARTS)
+    before: dict[tuple[str, int], tuple[tuple[str, int], Closed] | None] = {(start, 0): None}
+    frontier = [(start, 0)]
+    for _ in range(REACH):
+        reached = []
+        for person, phase in frontier:
+            for part in order[phase:]:
+                for relation, other in family.following(person, part):
+                    state = (other, order.index(part))
+                    if state in before:
+                        continue
+                    before[state] = ((person, phase), (relation, person, other))
+                    if other == end:
+                        return _walk(before, state)
+                    reached.append(state)
+        frontier = reached
+    return None
+
+
+def _walk(before: dict, state: tuple[str, int]) -> list[Closed]:
+    steps = []
+    while before[state] is not None:
+        state, step = before[state]
+        steps.append(step)
+    return steps[::-1]
+
+
+def _spouses(family: _Family) -> Iterator[Violation]:
+    """Spouses who are blood relatives, reported at their first spouse fact."""
+    for (one, other), culprit in sorted(family.pairs("spouse").items()):
+        walk = _blood_walk(family, one, other)
+        if walk is None:
+            continue
+        steps = ", ".join(f"{relation}({x}, {y})" for relation, x, y in walk)
+        yield Violation(
+            "spouse",
+            (one, other),
+            culprit,
+            f"{family.facts[culprit]} marries blood relatives ({steps}); spouses are not related"
+            f" by blood within {REACH} steps",
+        )
+
+
+def _descent(family: _Family, person: str, ancestor: str) -> list[Closed] | None:
+    """The closed `son` and `daughter` facts leading up from `person` to `ancestor` within
+    REACH generations; None if `ancestor` is none of `person`'s."""
+    before: dict[str, tuple[str, Closed] | None] = {person: None}
+    frontier = [person]
+    for _ in range(REACH):
+        reached = []
+        for child in frontier:
+            for relation, parent in family.following(child, "up"):
+                if parent in before:
+                    continue
+                before[parent] = (child, (relation, child, parent))
+                if parent == ancestor:
+                    steps = []
+                    at = parent
+                    while before[at] is not None:
+                        at, step = before[at]
+                        steps.append(step)
+                    return steps[::-1]
+                reached.append(parent)
+        frontier = reached
+    return None
+
+
+def _siblings(family: _Family) -> Iterator[Violation]:
+    """Siblings one of whom descends from the other, reported at their first sibling fact."""
+    for (one, other), culprit in sorted(family.pairs("across").items()):
+        line = _descent(family, one, other) or _descent(family, other, one)
+        if line is None:
+            continue
+        steps = ", ".join(f"{relation}({x}, {y})" for relation, x, y in line)
+        yield Violation(
+            "sibling",
+            (one, other),
+            culprit,
+            f"{family.facts[culprit]} makes siblings of an ancestor and a descendant ({steps});"
+            " siblings are of one generation",
+        )
+
+
+def violations(world: KgWorld) -> list[Violation]:
+    """Every genealogy constraint the world's kinship facts break, in the order of the facts
+    they are reported at (then by `KINDS`)."""
+    family = _Family(world)
+    found = [
+        *_parents(family),
+        *_ancestors(family),
+        *_spouses(family),
+        *_siblings(family),
+    ]
+    return sorted(found, key=lambda v: (v.fact, KINDS.index(v.kind), v.persons))
