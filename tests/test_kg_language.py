@@ -196,6 +196,30 @@ OBJ = "object o.\nown(a, o).\n"
             12,
         ),
         (P2 + "wife(a, a).", "wife(a, a) relates a to themself", 3, 9),
+        (
+            P2 + "person c: male.\nfather(b, c).\nfather(c, b).",
+            "father(c, b) closes a cycle of descent (c -> b -> c, each a parent of the next)",
+            5,
+            1,
+        ),
+        (
+            P2 + "person c: male.\nfather(b, a).\nfriend(a, c).\ndaughter(a, c).",
+            "daughter(a, c) makes c a second father of a, whose father is b (line 4)",
+            6,
+            1,
+        ),
+        (
+            P2 + "person c: male.\nhusband(c, a).\nmother(a, c).",
+            "husband(c, a) marries blood relatives (mother(a, c))",
+            4,
+            1,
+        ),
+        (
+            P2 + "person c: male.\nfather(b, c).\nbrother(b, c).",
+            "brother(b, c) makes siblings of an ancestor and a descendant (son(c, b))",
+            5,
+            1,
+        ),
     ],
 )
 def test_checks_point_at_the_culprit(text: str, message: str, line: int, column: int) -> None:
