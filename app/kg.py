@@ -258,5 +258,14 @@ def _generate(args: argparse.Namespace) -> int:
         for seed in tqdm(seeds, desc=f"kg {args.family}", disable=args.count < 50)
     ]
     write_jsonl(args.out, rows)
-    print(f"{args.out}: {len(rows)} instances", file=sys.stderr)
+    print(f"{args.out}: {len(rows)} instances; {form_mix(args.family, rows)}", file=sys.stderr)
     return 0
+
+
+def form_mix(family: str, rows: list[dict]) -> str:
+    """How many rows have each of the family's question forms, with their shares:
+    `mask_one_event 30 (0.75), mask_one_initial_fact 10 (0.25)`."""
+    from argc.tasks.kg.families import FORMS
+
+    counts = {form: sum(row["form"] == form for row in rows) for form in FORMS[family]}
+    return ", ".join(f"{form} {n} ({n / max(1, len(rows)):.2f})" for form, n in counts.items())

@@ -3,13 +3,15 @@
 - **deductive**: who possesses or owns the target object, or whether it is broken, after all
   events (`final_*`) or after its k-th event, k < D (`kth_*`); the forward trace.
 - **abductive**: one element is hidden from the story, an event of the target's chain
-  (`mask_one_event`, with probability 0.75) or its initial declaration
+  (`mask_one_event`, 3 requests in 4 at D >= 2) or its initial declaration
   (`mask_one_initial_fact`); the answer is the hidden element, and every element consistent
-  with the visible story is accepted (`argc.compiler.kg.abduce`, in ASP). The last event of
-  the chain is never hidden: nothing after it would show the gap (the paper appends a repair
-  in that case; argc hides an earlier event instead, so D stays exact). A hidden element is
-  used only when every accepted element, wherever it fits, gives the target the same states:
-  the gold backward trace is then the only one the story allows.
+  with the visible story is accepted (`argc.compiler.kg.abduce`, in ASP). The form is the
+  request's (`hides_event`), drawn before any graph; a graph where no element of that form
+  leaves the target's states determined (every accepted element, wherever it fits, giving
+  the target the states the hidden one does) is replaced by the next, so the mix is the
+  drawn one at every depth and the gold backward trace is the only one the story allows.
+  The last event of the chain is never hidden: nothing after it would show the gap (the
+  paper appends a repair there; argc draws another graph instead, so D stays exact).
 - **inductive**: a composite rule r is planted along its path on 2 or 3 chains of the
   world's persons (the support, part of the story); the question restates their conclusions
   with 1 to 3 other kinship facts as noise, and a fresh chain of new persons along the same
@@ -73,8 +75,11 @@ FORMS: dict[str, tuple[str, ...]] = {
     "inductive": ("rule_composition",),
     "analogy": ("analogy",),
 }
-#: The probability of hiding an event rather than the initial declaration.
+#: The share of abductive requests (D >= 2) that hide an event rather than the target's
+#: initial declaration (A.2.8).
 MASK_EVENT = 0.75
+#: 2**64 / golden ratio, odd: seed s * GOLDEN mod 2**64 spreads consecutive seeds evenly.
+GOLDEN = 0x9E3779B97F4A7C15
 #: Table 7: the composite rules by frequency group.
 RULE_GROUPS: dict[str, tuple[str, ...]] = {
     "A": ("grandmother", "grandfather", "great_grandfather", "great_grandmother"),
@@ -315,18 +320,31 @@ def _determined(world: KgWorld, target: str, masked, accepted) -> bool:
     return True
 
 
-def abductive(graph: KgGraph, rng: random.Random) -> Builder:
-    """An abductive instance: an event of the target's chain but its last (probability
-    0.75) or the target's declaration hidden, used only when the story determines the
-    target's states (NoInstance otherwise)."""
+def hides_event(depth: int, complexity: int, seed: int, split: str) -> bool:
+    """Whether the abductive request (D, T, seed, split) hides an event rather than the
+    target's declaration: at D >= 2, when (seed * GOLDEN + a hash of the split and cell)
+    mod 2**64 falls below MASK_EVENT of 2**64. Over consecutive seeds this is a
+    low-discrepancy sequence (any run of n seeds hides an event in MASK_EVENT * n of them,
+    give or take two); over hashed seeds it is a draw of probability MASK_EVENT."""
+    if depth < 2:
+        return False
+    phase = stream("kg-abductive-form", split, depth, complexity).getrandbits(64)
+    return (seed * GOLDEN + phase) % 2**64 < int(MASK_EVENT * 2**64)
+
+
+def abductive(graph: KgGraph, rng: random.Random, hide_event: bool) -> Builder:
+    """An abductive instance of the drawn form: an event of the target's chain but its last
+    (in random order, the first that leaves the target's states determined), or the
+    target's declaration; NoInstance when no element of the form does."""
     world, target = graph.world, graph.target
     model = yield world
-    times = chain_times(model, target)[:-1]
-    declaration = next(d for d in world.declarations if d.object == target)
-    choices: list[Event | Declaration] = []
-    if times and rng.random() < MASK_EVENT:
-        choices = [world.events[time - 1] for time in rng.sample(times, len(times))]
-    choices.append(declaration)
+    if hide_event:
+        times = chain_times(model, target)[:-1]
+        choices: list[Event | Declaration] = [
+            world.events[time - 1] for time in rng.sample(times, len(times))
+        ]
+    else:
+        choices = [next(d for d in world.declarations if d.object == target)]
     for masked in choices:
         accepted = yield (world, target, masked)
         if not _determined(world, target, masked, accepted):
@@ -344,7 +362,7 @@ def abductive(graph: KgGraph, rng: random.Random) -> Builder:
             # An exchange is named from the target's side: both orders read the same.
             tuple(dict.fromkeys(action(element, target).text() for element in accepted)),
         )
-    raise NoInstance("no hidden element leaves the target's states determined")
+    raise NoInstance(f"no {FORMS['abductive'][not hide_event]} leaves the target determined")
 
 
 # Static families
@@ -575,7 +593,9 @@ def analogy(graph: KgGraph, rng: random.Random) -> Builder:
     return _instance(graph, "analogy", "analogy", world, story, ask, solution, (solution.answer,))
 
 
-BUILDERS: dict[str, Callable[[KgGraph, random.Random], Builder]] = {
+#: Each family's builder, called with a graph and the attempt's stream (the abductive one
+#: with its request's form as well, `hides_event`).
+BUILDERS: dict[str, Callable[..., Builder]] = {
     "deductive": deductive,
     "abductive": abductive,
     "inductive": inductive,
@@ -606,6 +626,8 @@ class _Drawing:
         )
         graph = generate_graph(depth, complexity, graph_seed, split)
         rng = stream("kg-instance", family, split, depth, complexity, seed, attempt)
+        if family == "abductive":  # the form is the request's, kept over its graphs
+            return abductive(graph, rng, hides_event(depth, complexity, seed, split))
         return BUILDERS[family](graph, rng)
 
     def advance(self, answer: Any = None) -> Request | None:
