@@ -35,6 +35,13 @@ Closed = tuple[str, str, str]
 #: The parts of a walk between blood relatives, in the order they come, and the closed
 #: relations each part steps along (from a person to the next).
 PARTS = {"up": ("son", "daughter"), "across": ("brother", "sister"), "down": ("father", "mother")}
+#: The part of a walk each closed relation steps along; "spouse" and "friend" are no part.
+PART = {
+    **{relation: part for part, relations in PARTS.items() for relation in relations},
+    "husband": "spouse",
+    "wife": "spouse",
+    "friend": "friend",
+}
 
 
 @dataclass(frozen=True)
@@ -68,7 +75,7 @@ class _Family:
                 self.sources.setdefault(closed, []).append(index)
         self.steps: dict[tuple[str, str], list[tuple[str, str]]] = {}
         for relation, first, second in self.sources:
-            self.steps.setdefault((first, _part(relation)), []).append((relation, second))
+            self.steps.setdefault((first, PART[relation]), []).append((relation, second))
 
     def first(self, closed: Closed) -> int:
         return self.sources[closed][0]
@@ -88,18 +95,10 @@ class _Family:
         with the index of its first fact."""
         found: dict[tuple[str, str], int] = {}
         for (relation, first, second), indices in self.sources.items():
-            if _part(relation) == part and first != second:
+            if PART[relation] == part and first != second:
                 pair = (min(first, second), max(first, second))
                 found[pair] = min(found.get(pair, indices[0]), indices[0])
         return found
-
-
-def _part(relation: str) -> str:
-    """The part of a walk a closed relation steps along, "spouse" or "friend" otherwise."""
-    for part, relations in PARTS.items():
-        if relation in relations:
-            return part
-    return "spouse" if relation in ("husband", "wife") else "friend"
 
 
 def _parents(family: _Family) -> Iterator[Violation]:

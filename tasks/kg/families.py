@@ -12,18 +12,22 @@
   drawn one at every depth and the gold backward trace is the only one the story allows.
   The last event of the chain is never hidden: nothing after it would show the gap (the
   paper appends a repair there; argc draws another graph instead, so D stays exact).
-- **inductive**: a composite rule r is planted along its path on 2 or 3 chains of the
-  world's persons (the support, part of the story); the question restates their conclusions
-  with 1 to 3 other kinship facts as noise, and a fresh chain of new persons along the same
-  path as the query; the answer is r.
+- **inductive**: a composite rule r is planted along its path on 2 or 3 chains (the support,
+  part of the story); the question restates their conclusions with 1 to 3 other kinship
+  facts as noise, and a chain of new persons along the same path as the query; the answer is
+  r. Each chain's start holds r, and no other relation, to its end.
 - **analogy**: two chains along r's path are planted; "A is to B as C is to ?" asks for the
-  end of C's chain, which must be the only person C reaches along the path.
+  end D of C's chain, which must be the one answer (`analogy_answer`): C reaches D, and no
+  one else, along every relation A holds to B; C is not A or B, D none of A, B, C.
 
-Rules are drawn by the frequency groups of Table 7 with each split's policy (`rule_groups`).
-Every instance is solved with clingo: the deductive and abductive gold traces read the
-model's timeline, the planted chains and the query are checked against its derived relations
-(an analogy's chains first against the reference simulator's closed facts, which rule out
-most draws before they are solved). A family's builder is a generator that yields the worlds
+A chain is planted on the world's persons whose genders fit, each only where its fact keeps
+the family possible (`argc.dsl.kg.genealogy`), and on a new person of the split where none
+does; after PLANTINGS draws that miss the conditions above, on new persons alone (on whom
+they always hold). Rules are drawn by the frequency groups of Table 7 with each split's
+policy (`rule_groups`). Every instance is solved with clingo: the deductive and abductive
+gold traces read the model's timeline, the planted chains and the query are checked against
+its derived relations (first against the reference simulator's, which rule out most draws
+before they are solved). A family's builder is a generator that yields the worlds
 and abduction problems it needs solved, so that `generate_instances` draws many instances
 side by side and solves what they ask for in batches (`solve_kg_many`, `abduce_many`); each
 instance is the one `generate_instance` draws alone. Everything is deterministic in (family,
