@@ -13,8 +13,9 @@ import pytest
 
 from argc.cli import main
 from argc.compiler.cli import EXIT_INPUT_ERROR
+from argc.compiler.control import Limits
 from argc.compiler.kg.solve import Conflict, ground_kg, solve_kg, solve_kg_many
-from argc.dsl.errors import InputError
+from argc.dsl.errors import InputError, LimitExceeded
 from argc.dsl.kg import KgWorld, KinshipFact, Person
 from argc.dsl.kg.genealogy import KINDS, violations
 from argc.dsl.kg.parser import parse_kg
@@ -198,6 +199,31 @@ def test_solving_an_impossible_family_is_a_conflict() -> None:
             assert str(item).startswith("impossible family: ")
             with pytest.raises(Conflict, match="impossible family"):
                 solve_kg(world)
+
+
+def lineage(generations: int, *, closed: bool = False) -> KgWorld:
+    """Fathers and sons over the generations, unchecked; `closed`: the last fathers the
+    first."""
+    persons = tuple(Person(f"p{i}", "male") for i in range(generations))
+    facts = [KinshipFact("father", f"p{i}", f"p{i + 1}") for i in range(generations - 1)]
+    if closed:
+        facts.append(KinshipFact("father", f"p{generations - 1}", "p0"))
+    return KgWorld(persons, facts=tuple(facts))
+
+
+def test_a_long_line_of_descent_is_rooted_without_its_square() -> None:
+    # 3,000 generations have 4.5 million ancestor pairs; a line rooted in its first father
+    # needs none of them, a cycle all.
+    limits = Limits(instantiations=100_000)
+    world = lineage(3000)
+    assert violations(world) == []
+    model = solve_kg(world, limits)
+    assert ("great_grandfather", "p0", "p3") in model.relations
+    cycle = lineage(3000, closed=True)
+    assert [v.kind for v in violations(cycle)] == ["ancestor"]
+    with pytest.raises(LimitExceeded, match="more than 100,000"):
+        solve_kg(cycle, limits)
+    assert asp_violations(lineage(40, closed=True)) == {("ancestor", (f"p{i}",)) for i in range(40)}
 
 
 # Generated instances -----------------------------------------------------------------------
