@@ -35,7 +35,7 @@ LETTER = {
     "wife": "m",
     "friend": "f",
 }
-BLOOD = re.compile(r"u*a*d*")
+BLOOD = re.compile(r"u*a?d*")
 
 
 def closure(world: KgWorld) -> set[tuple[str, str, str]]:
@@ -64,8 +64,8 @@ def walks(closed: set[tuple[str, str, str]], start: str, longest: int = 3):
 
 def impossible(world: KgWorld) -> list[str]:
     """What makes the family impossible: two fathers or mothers, a person their own
-    ancestor, spouses related by a walk up, across, down of at most three facts, siblings
-    one of whom is the other's ancestor within three generations."""
+    ancestor, spouses related by a walk of at most three facts up, at most once across,
+    then down, siblings one of whom is the other's ancestor within three generations."""
     closed = closure(world)
     problems = []
     for relation in ("father", "mother"):

@@ -129,8 +129,8 @@ def test_an_abduction_past_its_limits_fails_alone():
 ROWS_BEFORE_BATCHING = {
     "deductive": "11f73f07dfd300e06e08eec5c79201bce609c3740b69235eb386280f61cbcc00",
     "abductive": "d5dd63e7d9691cfcb0b565a44ea79cbd37183e3372c16be93068735bc40cbb06",
-    "inductive": "36949232e1c71d26dbb3670a6fd351a6b52ee71e43606615afbcd4c90b88bce2",
-    "analogy": "b77288dadd10318cf38ceca21921f84047f5f83575a302329731b41780ff5996",
+    "inductive": "5ad7921042f8abde8cdccdd2378e351db1c76036fc02223c0e19add85f1977ef",
+    "analogy": "c4b9e8840af133935f6a2c4cb5649247add439035502bfed25cb0074e932d06e",
 }
 
 

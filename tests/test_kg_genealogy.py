@@ -103,6 +103,8 @@ def test_impossible_families_are_refused_at_their_fact(facts: str, message: str,
         "father(b, c).\nson(c, b).\nfather(b, d).\nfather(c, f).\nfather(d, e).\nwife(e, f).\n",
         # A sibling's spouse, a spouse's sibling.
         "brother(b, c).\nwife(a, c).\nsister(e, a).\nhusband(f, e).\n",
+        # Two steps across: no rule path takes them.
+        "brother(b, c).\nsister(e, c).\nwife(e, b).\n",
     ],
 )
 def test_possible_families_are_accepted(facts: str) -> None:

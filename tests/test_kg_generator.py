@@ -6,6 +6,7 @@ import json
 import time
 from collections import Counter
 
+import kg_brute
 import pytest
 
 from argc.compiler.control import Limits
@@ -144,6 +145,14 @@ def test_worlds_print_back_and_kinship_is_consistent():
             relations = Counter(fact.relation for fact in world.facts)
             assert 1 <= relations["friend"] <= 3
             assert relations["husband"] >= 1 or len({p.gender for p in world.persons}) == 1
+
+
+def test_every_cell_gives_possible_families():
+    for d in DEPTHS:
+        for t in COMPLEXITIES:
+            for seed in (71, 73):
+                world = generate_graph(d, t, seed, SPLITS[(d + t) % 3]).world
+                assert kg_brute.impossible(world) == [], (d, t, seed)
 
 
 def test_renderings_mention_everything_and_use_every_variant():

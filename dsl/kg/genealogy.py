@@ -5,8 +5,8 @@ possible family (docs/kg.md, "Kinship").
 - **no cycle of descent**: nobody is their own ancestor (parents are the closed `father` and
   `mother` facts, which the `son` and `daughter` facts close into);
 - **no spouse of one's blood**: spouses are not blood relatives within `REACH` steps, a walk
-  up to parents, then across to siblings, then down to children (each part possibly empty),
-  as every kinship rule path between blood relatives runs;
+  up to parents, then at most one step across to a sibling, then down to children (each
+  part possibly empty), as every kinship rule path between blood relatives runs;
 - **siblings of one generation**: nobody is the sibling of their own ancestor within
   `REACH` generations.
 
@@ -32,9 +32,12 @@ KINDS = ("father", "mother", "ancestor", "spouse", "sibling")
 REACH = 3
 #: A closed kinship fact (relation, first person, second person).
 Closed = tuple[str, str, str]
-#: The parts of a walk between blood relatives, in the order they come, and the closed
-#: relations each part steps along (from a person to the next).
+#: The parts of a walk between blood relatives, and the closed relations each part steps
+#: along (from a person to the next).
 PARTS = {"up": ("son", "daughter"), "across": ("brother", "sister"), "down": ("father", "mother")}
+#: The parts a walk between blood relatives may take after each: up, then at most one step
+#: across, then down.
+FOLLOWS = {"up": ("up", "across", "down"), "across": ("down",), "down": ("down",)}
 #: The part of a walk each closed relation steps along; "spouse" and "friend" are no part.
 PART = {
     **{relation: part for part, relations in PARTS.items() for relation in relations},
@@ -235,16 +238,15 @@ def _ancestors(family: _Family) -> Iterator[Violation]:
 
 def _blood_walk(family: _Family, start: str, end: str) -> list[Closed] | None:
     """The shortest walk of 1 to REACH closed facts from `start` to `end` that goes up, then
-    across, then down (each part possibly empty); None if there is none."""
-    order = tuple(PARTS)
-    before: dict[tuple[str, int], tuple[tuple[str, int], Closed] | None] = {(start, 0): None}
-    frontier = [(start, 0)]
+    at most one step across, then down (each part possibly empty); None if there is none."""
+    before: dict[tuple[str, str], tuple[tuple[str, str], Closed] | None] = {(start, "up"): None}
+    frontier = [(start, "up")]
     for _ in range(REACH):
         reached = []
         for person, phase in frontier:
-            for part in order[phase:]:
+            for part in FOLLOWS[phase]:
                 for relation, other in family.following(person, part):
-                    state = (other, order.index(part))
+                    state = (other, part)
                     if state in before:
                         continue
                     before[state] = ((person, phase), (relation, person, other))
@@ -255,7 +257,7 @@ def _blood_walk(family: _Family, start: str, end: str) -> list[Closed] | None:
     return None
 
 
-def _walk(before: dict, state: tuple[str, int]) -> list[Closed]:
+def _walk(before: dict, state: tuple[str, str]) -> list[Closed]:
     steps = []
     while before[state] is not None:
         state, step = before[state]
