@@ -38,6 +38,8 @@ PARTS = {"up": ("son", "daughter"), "across": ("brother", "sister"), "down": ("f
 #: The parts a walk between blood relatives may take after each: up, then at most one step
 #: across, then down.
 FOLLOWS = {"up": ("up", "across", "down"), "across": ("down",), "down": ("down",)}
+#: A line of descent, walked up from the descendant.
+UPWARD = {"up": ("up",)}
 #: The part of a walk each closed relation steps along; "spouse" and "friend" are no part.
 PART = {
     **{relation: part for part, relations in PARTS.items() for relation in relations},
@@ -80,9 +82,6 @@ class _Family:
         for relation, first, second in self.sources:
             self.steps.setdefault((first, PART[relation]), []).append((relation, second))
 
-    def first(self, closed: Closed) -> int:
-        return self.sources[closed][0]
-
     def following(self, person: str, part: str) -> list[tuple[str, str]]:
         """(relation, person) for each closed fact of `part` from `person`."""
         return self.steps.get((person, part), [])
@@ -94,8 +93,8 @@ class _Family:
                 yield first, second, indices[0]
 
     def pairs(self, part: str) -> dict[tuple[str, str], int]:
-        """Each unordered pair related by `part` ("across": siblings) or marriage, sorted,
-        with the index of its first fact."""
+        """Each unordered pair of persons related by `part` ("across": siblings, "spouse":
+        spouses), sorted, with the index of its first fact."""
         found: dict[tuple[str, str], int] = {}
         for (relation, first, second), indices in self.sources.items():
             if PART[relation] == part and first != second:
@@ -236,89 +235,65 @@ def _ancestors(family: _Family) -> Iterator[Violation]:
         )
 
 
-def _blood_walk(family: _Family, start: str, end: str) -> list[Closed] | None:
-    """The shortest walk of 1 to REACH closed facts from `start` to `end` that goes up, then
-    at most one step across, then down (each part possibly empty); None if there is none."""
+def _walk(
+    family: _Family, start: str, end: str, follows: dict[str, tuple[str, ...]]
+) -> list[Closed] | None:
+    """The shortest walk of 1 to REACH closed facts from `start` to `end` whose parts come
+    in an order `follows` allows (the parts that may come after each, "up" first); None if
+    there is none."""
     before: dict[tuple[str, str], tuple[tuple[str, str], Closed] | None] = {(start, "up"): None}
     frontier = [(start, "up")]
     for _ in range(REACH):
         reached = []
         for person, phase in frontier:
-            for part in FOLLOWS[phase]:
+            for part in follows[phase]:
                 for relation, other in family.following(person, part):
                     state = (other, part)
                     if state in before:
                         continue
                     before[state] = ((person, phase), (relation, person, other))
                     if other == end:
-                        return _walk(before, state)
+                        steps = []
+                        while (back := before[state]) is not None:
+                            state, step = back
+                            steps.append(step)
+                        return steps[::-1]
                     reached.append(state)
         frontier = reached
     return None
 
 
-def _walk(before: dict, state: tuple[str, str]) -> list[Closed]:
-    steps = []
-    while before[state] is not None:
-        state, step = before[state]
-        steps.append(step)
-    return steps[::-1]
+def _text(walk: list[Closed]) -> str:
+    return ", ".join(f"{relation}({x}, {y})" for relation, x, y in walk)
 
 
 def _spouses(family: _Family) -> Iterator[Violation]:
     """Spouses who are blood relatives, reported at their first spouse fact."""
     for (one, other), culprit in sorted(family.pairs("spouse").items()):
-        walk = _blood_walk(family, one, other)
-        if walk is None:
-            continue
-        steps = ", ".join(f"{relation}({x}, {y})" for relation, x, y in walk)
-        yield Violation(
-            "spouse",
-            (one, other),
-            culprit,
-            f"{family.facts[culprit]} marries blood relatives ({steps}); spouses are not related"
-            f" by blood within {REACH} steps",
-        )
-
-
-def _descent(family: _Family, person: str, ancestor: str) -> list[Closed] | None:
-    """The closed `son` and `daughter` facts leading up from `person` to `ancestor` within
-    REACH generations; None if `ancestor` is none of `person`'s."""
-    before: dict[str, tuple[str, Closed] | None] = {person: None}
-    frontier = [person]
-    for _ in range(REACH):
-        reached = []
-        for child in frontier:
-            for relation, parent in family.following(child, "up"):
-                if parent in before:
-                    continue
-                before[parent] = (child, (relation, child, parent))
-                if parent == ancestor:
-                    steps = []
-                    at = parent
-                    while before[at] is not None:
-                        at, step = before[at]
-                        steps.append(step)
-                    return steps[::-1]
-                reached.append(parent)
-        frontier = reached
-    return None
+        walk = _walk(family, one, other, FOLLOWS)
+        if walk is not None:
+            yield Violation(
+                "spouse",
+                (one, other),
+                culprit,
+                f"{family.facts[culprit]} marries blood relatives ({_text(walk)}); spouses are"
+                f" not related by blood within {REACH} steps",
+            )
 
 
 def _siblings(family: _Family) -> Iterator[Violation]:
-    """Siblings one of whom descends from the other, reported at their first sibling fact."""
+    """Siblings one of whom descends from the other within REACH generations, reported at
+    their first sibling fact."""
     for (one, other), culprit in sorted(family.pairs("across").items()):
-        line = _descent(family, one, other) or _descent(family, other, one)
-        if line is None:
-            continue
-        steps = ", ".join(f"{relation}({x}, {y})" for relation, x, y in line)
-        yield Violation(
-            "sibling",
-            (one, other),
-            culprit,
-            f"{family.facts[culprit]} makes siblings of an ancestor and a descendant ({steps});"
-            " siblings are of one generation",
-        )
+        line = _walk(family, one, other, UPWARD) or _walk(family, other, one, UPWARD)
+        if line is not None:
+            yield Violation(
+                "sibling",
+                (one, other),
+                culprit,
+                f"{family.facts[culprit]} makes siblings of an ancestor and a descendant"
+                f" ({_text(line)}); siblings are of one generation",
+            )
 
 
 def violations(world: KgWorld) -> list[Violation]:
