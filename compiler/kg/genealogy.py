@@ -13,6 +13,7 @@ VIOLATIONS = {
     ("own_ancestor", 1): "{0} is their own ancestor",
     ("married_kin", 2): "the spouses {0} and {1} are blood relatives",
     ("lineal_sibling", 2): "the siblings {0} and {1} descend one from the other",
+    ("wrong_gender", 2): "{1} is a {0} of the other gender",
 }
 
 
