@@ -338,12 +338,18 @@ def hides_event(depth: int, complexity: int, seed: int, split: str) -> bool:
 
 def abductive(graph: KgGraph, rng: random.Random, hide_event: bool) -> Builder:
     """An abductive instance of the drawn form: an event of the target's chain but its last
-    (in random order, the first that leaves the target's states determined), or the
-    target's declaration; NoInstance when no element of the form does."""
+    and those the world has twice (in random order, the first that leaves the target's
+    states determined), or the target's declaration; NoInstance when no element of the
+    form does."""
     world, target = graph.world, graph.target
     model = yield world
     if hide_event:
-        times = chain_times(model, target)[:-1]
+        # An event the world has twice is not hidden: the story would not tell which is.
+        times = [
+            time
+            for time in chain_times(model, target)[:-1]
+            if world.events.count(world.events[time - 1]) == 1
+        ]
         choices: list[Event | Declaration] = [
             world.events[time - 1] for time in rng.sample(times, len(times))
         ]
