@@ -48,7 +48,7 @@ import clingo
 from argc.compiler.batch import BatchSession, tagged_facts
 from argc.compiler.control import Deadline, Limits, Session, StepCounter
 from argc.compiler.guard import now
-from argc.compiler.kg.solve import WorldCounters, check_states
+from argc.compiler.kg.solve import WorldCounters, bounded, check_states
 from argc.dsl.errors import LimitExceeded
 from argc.dsl.kg.world import Declaration, Event, KgWorld
 
@@ -161,8 +161,9 @@ def _shown(model: clingo.Model) -> frozenset[clingo.Symbol]:
 
 
 def _started(limits: Limits | None) -> Limits:
-    """The limits with their clock started: one clock for both groundings and the search."""
-    limits = limits or Limits()
+    """The limits with their clock started (one clock for both groundings and the search)
+    and at most `argc.compiler.kg.solve.MAX_STEPS` steps."""
+    limits = bounded(limits)
     return limits if limits.started is not None else replace(limits, started=now())
 
 

@@ -13,15 +13,16 @@ extended by a hop) against `Limits.instantiations` and checks the deadline as it
 hostile world (thousands of persons on kinship paths) stops with LimitExceeded while clingo
 grounds. The object states are counted before grounding (`check_states`): a world with more
 than `max_states` of them (objects times times), or more carried-over states than the
-instantiation limit, stops at once, which bounds the memory of grounding and reading a
-model.
+instantiation limit, stops at once. The steps are at most `max_steps` (MAX_STEPS unless
+given, whatever `Limits.instantiations` allows): each derives an atom that grounding keeps.
+Both bounds keep a world's memory under 1 GB at the defaults (docs/kg.md, "In ASP").
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from contextlib import suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
 
@@ -46,6 +47,12 @@ BATCH_SIZE = 32
 #: takes about 2.5 KB, so that worlds at the bound peaked at 0.55-0.81 GB with their parse
 #: (`argc check --json`, measured; docs/kg.md, "In ASP").
 MAX_STATES = 200_000
+#: The most `@step`s a world's grounding takes by default (the smaller of it and
+#: `Limits.instantiations`): a step derives an atom grounding keeps (a carried-over state, a
+#: hop of a kinship path, the first included, a step of a line of descent), 0.2-0.5 KB each.
+#: Under the 2,000,000 steps `Limits` allows, a family tree of 90,000 persons peaked at 1.18
+#: GB; under this bound one of 60,000 solves at 0.85 GB and one of 75,000 stops at 0.79 GB.
+MAX_STEPS = 1_000_000
 #: The arguments of an atom, and those of every atom of a predicate (name, arity) in one
 #: world's model.
 Row = tuple[Any, ...]
@@ -142,12 +149,22 @@ def _check_world(world: KgWorld, limits: Limits, max_states: int) -> None:
     check_states(len(world.objects), len(world.events) + 1, limits, max_states)
 
 
-def ground_kg(
-    world: KgWorld, limits: Limits | None = None, max_states: int = MAX_STATES
-) -> Session:
-    """A Session with the world's facts and the KG encodings grounded within `limits`
-    (LimitExceeded before grounding for a world past `max_states`: `check_states`)."""
+def bounded(limits: Limits | None, max_steps: int = MAX_STEPS) -> Limits:
+    """`limits` (Limits() when None) with at most `max_steps` instantiations."""
     limits = limits or Limits()
+    return replace(limits, instantiations=min(limits.instantiations, max_steps))
+
+
+def ground_kg(
+    world: KgWorld,
+    limits: Limits | None = None,
+    max_states: int = MAX_STATES,
+    max_steps: int = MAX_STEPS,
+) -> Session:
+    """A Session with the world's facts and the KG encodings grounded within `limits` and
+    `max_steps` steps (LimitExceeded before grounding for a world past `max_states`:
+    `check_states`)."""
+    limits = bounded(limits, max_steps)
     _check_world(world, limits, max_states)
     session = Session(limits)
     StepCounter.on(session, *WORK)
@@ -156,11 +173,16 @@ def ground_kg(
     return session
 
 
-def solve_kg(world: KgWorld, limits: Limits | None = None, max_states: int = MAX_STATES) -> KgModel:
-    """Ground the world's facts with the KG encodings within `limits` and `max_states`
-    (LimitExceeded past them) and read its model; Conflict when an object's state is not
-    unique."""
-    session = ground_kg(world, limits, max_states)
+def solve_kg(
+    world: KgWorld,
+    limits: Limits | None = None,
+    max_states: int = MAX_STATES,
+    max_steps: int = MAX_STEPS,
+) -> KgModel:
+    """Ground the world's facts with the KG encodings within `limits`, `max_states` and
+    `max_steps` (LimitExceeded past them) and read its model; Conflict when an object's
+    state is not unique."""
+    session = ground_kg(world, limits, max_states, max_steps)
     return read_model(world, lambda name, arity: list(map(values, session.atoms(name, arity))))
 
 
@@ -196,14 +218,16 @@ def solve_kg_many(
     limits: Limits | None = None,
     batch_size: int = BATCH_SIZE,
     max_states: int = MAX_STATES,
+    max_steps: int = MAX_STEPS,
 ) -> list[KgModel | LimitExceeded | Conflict]:
-    """The models of worlds, `batch_size` grounded in one program, equal to `solve_kg`'s;
-    a world that fails has its LimitExceeded or Conflict in its place. Each world's steps
-    are counted against its own limits; a batch that stops at a limit is solved again world
-    by world, so a world fails alone."""
+    """The models of worlds, `batch_size` grounded in one program, equal to `solve_kg`'s
+    (with the same `limits`, `max_states` and `max_steps`); a world that fails has its
+    LimitExceeded or Conflict in its place. Each world's steps are counted against its own
+    limits; a batch that stops at a limit is solved again world by world, so a world fails
+    alone."""
     if batch_size < 1:
         raise ValueError("the batch size must be at least 1")
-    limits = limits or Limits()
+    limits = bounded(limits, max_steps)
     results: list[KgModel | LimitExceeded | Conflict] = []
     for start in range(0, len(worlds), batch_size):
         results += _solved(worlds[start : start + batch_size], limits, max_states)
@@ -223,7 +247,7 @@ def _solved(
 
 def _alone(world: KgWorld, limits: Limits, max_states: int) -> KgModel | LimitExceeded | Conflict:
     try:
-        return solve_kg(world, limits, max_states)
+        return solve_kg(world, limits, max_states, limits.instantiations)
     except (LimitExceeded, Conflict) as failure:
         return failure
 
