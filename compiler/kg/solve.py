@@ -44,8 +44,8 @@ WORK = ("grounding the world", "object states and kinship path steps")
 BATCH_SIZE = 32
 #: The largest world solved by default, in object states and times: (objects + 1) x (T_final
 #: + 1). Grounded, read into a model and printed, an object state or a time (its event)
-#: takes about 2.5 KB, so that worlds at the bound peaked at 0.55-0.81 GB with their parse
-#: (`argc check --json`, measured; docs/kg.md, "In ASP").
+#: takes about 2.5 KB, so that worlds at the bound peaked at 0.53-0.55 GB with their parse
+#: (`argc check`, 4 to 1,999 objects; docs/kg.md, "In ASP").
 MAX_STATES = 200_000
 #: The most `@step`s a world's grounding takes by default (the smaller of it and
 #: `Limits.instantiations`): a step derives an atom grounding keeps (a carried-over state, a
