@@ -15,6 +15,16 @@ os.environ["XDG_CACHE_HOME"] = _CACHE
 atexit.register(shutil.rmtree, _CACHE, True)
 
 
+def pytest_collection_modifyitems(config, items):
+    """Tests marked `slow` (full-scale checks) run only when ARGC_SLOW=1 is set."""
+    if os.environ.get("ARGC_SLOW"):
+        return
+    skip = pytest.mark.skip(reason="full scale: set ARGC_SLOW=1")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)
+
+
 @pytest.fixture()
 def misbehaving(tmp_path):
     """The task file of `misbehaving_tasks.py`, written to the test's folder, and an instance

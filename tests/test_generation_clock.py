@@ -11,7 +11,6 @@ generator that rejected a candidate on the time limit would draw the next one in
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Callable
 
@@ -180,11 +179,8 @@ def test_a_wait_that_returns_early_is_not_the_time_limit(monkeypatch) -> None:
 
 # Every family at the highest levels (slow) ------------------------------------------------------
 
-full_scale = pytest.mark.skipif(not os.environ.get("ARGC_SLOW"), reason="set ARGC_SLOW=1")
-
 
 @pytest.mark.slow
-@full_scale
 @pytest.mark.parametrize("task", suite_tasks() + suite_tasks("norms"))
 def test_every_task_at_the_highest_levels_under_leaping_clocks(task: str) -> None:
     for index, ordering in enumerate(ORDERINGS):
@@ -193,7 +189,6 @@ def test_every_task_at_the_highest_levels_under_leaping_clocks(task: str) -> Non
 
 
 @pytest.mark.slow
-@full_scale
 @pytest.mark.parametrize("family", FAMILIES)
 def test_every_kg_family_under_leaping_clocks(family: str) -> None:
     for depth, complexity in ((2, 1), (6, 3), (10, 6)):

@@ -6,7 +6,6 @@ inductive chains one relation, checked by the brute force of `kg_brute`."""
 
 from __future__ import annotations
 
-import os
 import random
 
 import kg_brute
@@ -283,7 +282,6 @@ def test_the_reproducer_analogy_has_one_answer_now() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not os.environ.get("ARGC_SLOW"), reason="full scale: set ARGC_SLOW=1")
 @pytest.mark.parametrize("split", ["pretrain", "rl", "eval"])
 @pytest.mark.parametrize("family", FAMILIES)
 def test_many_generated_instances_are_possible_and_unique(family: str, split: str) -> None:

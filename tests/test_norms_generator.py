@@ -43,9 +43,6 @@ from argc.tasks.norms.surface import canonical_verdict, constants, surface_pair
 from argc.tasks.norms.vocabulary import DOMAINS, RULE_PREFIXES
 
 SEEDS = range(12)
-full_scale = pytest.mark.skipif(
-    not os.environ.get("ARGC_SLOW"), reason="full scale: set ARGC_SLOW=1"
-)
 
 
 @functools.cache
@@ -439,7 +436,6 @@ def test_write_jsonl_writes_whole_lines(tmp_path) -> None:
 
 
 @pytest.mark.slow
-@full_scale
 def test_full_scale_pairs() -> None:
     rows = mr_pairs()
     assert len(rows) == 1080
@@ -457,7 +453,6 @@ def test_full_scale_pairs() -> None:
 
 
 @pytest.mark.slow
-@full_scale
 def test_full_scale_surface_set() -> None:
     rows = surface_set()
     assert len(rows) == 4000
