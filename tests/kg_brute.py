@@ -1,12 +1,15 @@
 """Brute-force checks of KG worlds and static instances, written apart from argc's own
 (`argc.dsl.kg.genealogy`, the generators' checks): the kinship facts closed by hand, every
-walk of one to three closed facts enumerated, relations read off the walks' paths."""
+walk of one to three closed facts enumerated, relations read off the walks' paths; and every
+event a story's gap could hold."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
-from argc.dsl.kg.world import KgWorld
+from argc.dsl.kg import Event
+from argc.dsl.kg.world import EVENT_ROLES, KgWorld
 from argc.tasks.kg.families import KgInstance
 from argc.tasks.kg.names import person_words
 
@@ -153,3 +156,21 @@ def inductive_problems(instance: KgInstance) -> list[str]:
         if held != {rule}:
             problems.append(f"{first} holds {sorted(held)} to {last}, not {rule} alone")
     return problems
+
+
+def events_on(world: KgWorld, target: str) -> Iterator[Event]:
+    """Every operation event involving the target over the world's persons and objects,
+    valid or not."""
+    persons = [person.name for person in world.persons]
+    others = [thing.name for thing in world.objects if thing.name != target]
+    for kind, (roles, _) in EVENT_ROLES.items():
+        if kind == "exchange":
+            for p in persons:
+                for q in persons:
+                    for other in others:
+                        yield Event(kind, (p, q), (target, other))
+                        yield Event(kind, (p, q), (other, target))
+        elif len(roles) == 2:
+            yield from (Event(kind, (p, q), (target,)) for p in persons for q in persons)
+        else:
+            yield from (Event(kind, (p,), (target,)) for p in persons)

@@ -8,10 +8,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from kg_brute import events_on
 
 from argc.dsl.kg import Declaration, Event, KgWorld
 from argc.dsl.kg.simulate import INTACT, State, apply, precondition
-from argc.dsl.kg.world import DECLARATIONS, EVENT_ROLES
+from argc.dsl.kg.world import DECLARATIONS
 from argc.tasks.kg.families import (
     FORMS,
     MASK_EVENT,
@@ -48,23 +49,6 @@ def _target_states(world: KgWorld, events: list[Event], s0: dict, target: str) -
     return found
 
 
-def _events_on(world: KgWorld, target: str) -> Iterator[Event]:
-    """Every operation event on the target over the world's persons and objects."""
-    persons = [person.name for person in world.persons]
-    others = [thing.name for thing in world.objects if thing.name != target]
-    for kind, (roles, _) in EVENT_ROLES.items():
-        if kind == "exchange":
-            for p in persons:
-                for q in persons:
-                    for other in others:
-                        yield Event(kind, (p, q), (target, other))
-                        yield Event(kind, (p, q), (other, target))
-        elif len(roles) == 2:
-            yield from (Event(kind, (p, q), (target,)) for p in persons for q in persons)
-        else:
-            yield from (Event(kind, (p,), (target,)) for p in persons)
-
-
 def _stories(world: KgWorld, target: str, masked) -> Iterator[tuple[object, list, dict]]:
     """Each element that could fill the gap, with a completed story it makes: (element,
     events, s0), every place an event could go."""
@@ -77,7 +61,7 @@ def _stories(world: KgWorld, target: str, masked) -> Iterator[tuple[object, list
                 yield element, list(world.events), initial
         return
     visible = [event for event in world.events if event is not masked]
-    for element in _events_on(world, target):
+    for element in events_on(world, target):
         for place in range(len(visible) + 1):
             yield element, [*visible[:place], element, *visible[place:]], s0
 
