@@ -52,13 +52,7 @@ def random_world(seed: int) -> World:
         label = rng.choice(("permitted", "forbidden", "forbidden", "obligated"))
         action = Atom(rng.choice(ACTIONS), ("X",))
         norms.append(Norm(f"n{number}", tuple(body), label, action))
-    order = [norm.name for norm in norms]
-    rng.shuffle(order)
-    priorities = {
-        Priority(order[i], order[j])
-        for i, j in itertools.combinations(range(len(order)), 2)
-        if rng.random() < 0.35
-    }
+    priorities = _random_priorities(rng, norms)
     named = sorted({atom.arguments[0] for atom in facts if len(atom.arguments) == 1})
     subject = rng.choice(named) if rng.random() < 0.8 else rng.choice(CONSTANTS)
     query = Query(Atom(rng.choice(ACTIONS), (subject,)))
@@ -115,13 +109,7 @@ def shared_world(seed: int) -> World:
         label = rng.choice(("permitted", "forbidden", "forbidden", "obligated"))
         action = Atom(rng.choice(ACTIONS), ("X",))
         norms.append(Norm(f"n{number}", _shared_body(rng, "X"), label, action))
-    order = [norm.name for norm in norms]
-    rng.shuffle(order)
-    priorities = {
-        Priority(order[i], order[j])
-        for i, j in itertools.combinations(range(len(order)), 2)
-        if rng.random() < 0.35
-    }
+    priorities = _random_priorities(rng, norms)
     named = sorted({atom.arguments[0] for atom in facts if len(atom.arguments) == 1})
     query = Query(Atom(rng.choice(ACTIONS), (rng.choice(named),)))
     return World.build(
@@ -413,3 +401,14 @@ def many_norms_world(count: int) -> World:
     priorities = [Priority(f"r{n}", f"r{n + 1}") for n in range(0, count - 1, 7)]
     query = Query(Atom("enter_archive", ("alice",)))
     return World.build([*map(Fact, conditions), *norms, *priorities, query])
+
+
+def _random_priorities(rng: random.Random, norms: list[Norm]) -> set[Priority]:
+    """Each pair of norms, in a random order of the norms, ranked with probability 0.35."""
+    order = [norm.name for norm in norms]
+    rng.shuffle(order)
+    return {
+        Priority(order[i], order[j])
+        for i, j in itertools.combinations(range(len(order)), 2)
+        if rng.random() < 0.35
+    }
