@@ -10,11 +10,20 @@ or a folder), the output folder and `transformers.TrainingArguments` over Table 
 into blocks of the model's context length (packing; the last partial block is dropped), and
 the model learns causal language modelling on every token of the blocks.
 
+`init` (or `--init MODEL_DIR`) starts from a saved model instead of random weights: its
+weights and its tokenizer are trained on. A model pretrained from scratch is saved without a
+chat template (it has seen plain text only, so `argc eval/sample --local` prompt it with the
+raw text); a model continued from `init` keeps its tokenizer's template, if any.
+
 The output folder holds `tokenizer/` (a trained tokenizer), `tokens.bin` (the tokenized
-corpus), the Trainer's `checkpoint-N/` folders, `log_history.json` and `model/`, the final
+corpus), `schedule.json` (the settings that shape the learning-rate schedule and the data
+order), the Trainer's `checkpoint-N/` folders, `log_history.json` and `model/`, the final
 model with its tokenizer and generation config, written to a temporary folder and renamed.
 A rerun with the same output folder reuses the tokenizer and the tokens and resumes from the
-last checkpoint."""
+last checkpoint with its optimizer, scheduler, step and random state, so the schedule goes on
+as if uninterrupted; a rerun whose schedule settings differ is refused (train on from
+`model/` with `init` and a new output folder instead). `--stop-at-step K` ends a run after
+step K of its schedule with a checkpoint (no `model/`), for a schedule trained in parts."""
 
 from __future__ import annotations
 
@@ -49,6 +58,21 @@ from argc.train.trainer import (
 VOCAB_SIZE = 4096
 #: Folders and files inside the output folder.
 MODEL_FOLDER, TOKENIZER_FOLDER, TOKENS_FILE = "model", "tokenizer", "tokens.bin"
+SCHEDULE_FILE = "schedule.json"
+#: The `TrainingArguments` that shape the learning-rate schedule and the order of the data: a
+#: resumed run must have the values it started with.
+SCHEDULE_KEYS = (
+    "max_steps",
+    "num_train_epochs",
+    "learning_rate",
+    "lr_scheduler_type",
+    "lr_scheduler_kwargs",
+    "warmup_steps",
+    "per_device_train_batch_size",
+    "gradient_accumulation_steps",
+    "seed",
+    "world_size",
+)
 #: Table 11: full-parameter causal LM from scratch, as `transformers.TrainingArguments`
 #: (`warmup_steps` below 1 is a ratio of the training steps).
 TABLE_11: dict[str, Any] = {
@@ -102,14 +126,17 @@ PRESETS: dict[str, ModelShape] = {
 @dataclass(frozen=True)
 class PretrainConfig:
     """A pretraining run: the corpus, the model shape, the tokenizer folder (None: train one
-    on the corpus), the output folder and `transformers.TrainingArguments` (TABLE_11 and
-    RUN_DEFAULTS under the config's own)."""
+    on the corpus), the output folder, `transformers.TrainingArguments` (TABLE_11 and
+    RUN_DEFAULTS under the config's own) and `init`, a model folder whose weights and
+    tokenizer the run continues (None: random weights of the shape); with `init`, the shape
+    gives only the length of the packed blocks."""
 
     corpus: Path
     output_dir: Path
     model: ModelShape
     tokenizer: Path | None = None
     training: dict[str, Any] = field(default_factory=lambda: {**TABLE_11, **RUN_DEFAULTS})
+    init: Path | None = None
 
 
 # -- the tokenizer and the model -------------------------------------------------------------
@@ -171,6 +198,7 @@ def load_config(path: Path) -> PretrainConfig:
     tokenizer = raw.tokenizer
     if tokenizer is not None:
         tokenizer = _resolve(folder, _string(tokenizer, "tokenizer"))
+    init = None if raw.init is None else _resolve(folder, _string(raw.init, "init"))
     training = raw.training if raw.training is not None else {}
     _check(isinstance(training, dict), "training", "a mapping of TrainingArguments arguments")
     if "output_dir" in training:
@@ -181,6 +209,7 @@ def load_config(path: Path) -> PretrainConfig:
         model=model_shape(raw.model),
         tokenizer=tokenizer,
         training={**TABLE_11, **RUN_DEFAULTS, **training},
+        init=init,
     )
 
 
@@ -327,23 +356,54 @@ def save_atomically(folder: Path, save: Callable[[Path], None]) -> None:
 
 
 def domain_tokenizer(config: PretrainConfig) -> Any:
-    """The configured tokenizer folder's, the output folder's from an earlier run, or one
-    trained on the corpus (`model.vocab_size` tokens) and saved there."""
+    """The `init` model's tokenizer (as it is), or, for a model from scratch, without a chat
+    template: the configured tokenizer folder's, the output folder's from an earlier run, or
+    one trained on the corpus (`model.vocab_size` tokens) and saved there."""
     from transformers import AutoTokenizer
 
-    if config.tokenizer is not None:
-        if not config.tokenizer.is_dir():
-            raise ConfigError(f"tokenizer: {config.tokenizer} is not a folder")
-        tokenizer = AutoTokenizer.from_pretrained(config.tokenizer)
+    given = config.init if config.init is not None else config.tokenizer
+    if given is not None:
+        where = "init" if config.init is not None else "tokenizer"
+        if not given.is_dir():
+            raise ConfigError(f"{where}: {given} is not a folder")
+        tokenizer = AutoTokenizer.from_pretrained(given)
         if tokenizer.eos_token_id is None or tokenizer.pad_token_id is None:
-            raise ConfigError(f"tokenizer: {config.tokenizer} has no EOS or no padding token")
-        return tokenizer
+            raise ConfigError(f"{where}: {given} has no EOS or no padding token")
+        return tokenizer if config.init is not None else plain_text(tokenizer)
     folder = config.output_dir / TOKENIZER_FOLDER
     if not folder.is_dir():
         texts = read_corpus(config.corpus)
         trained = train_tokenizer(texts, config.model.vocab_size, show_progress=True)
-        save_atomically(folder, trained.save_pretrained)
+        save_atomically(folder, plain_text(trained).save_pretrained)
     return AutoTokenizer.from_pretrained(folder)
+
+
+def plain_text(tokenizer: Any) -> Any:
+    """The tokenizer without a chat template: a model pretrained on plain text is prompted
+    with the text itself (`argc eval/sample --local` use a template when the tokenizer has
+    one)."""
+    tokenizer.chat_template = None
+    return tokenizer
+
+
+def initial_model(config: PretrainConfig, tokenizer: Any, seed: int) -> Any:
+    """The `init` model's weights (fp32), or a random init of the shape drawn from `seed`;
+    ConfigError when the `init` model cannot hold the packed blocks or the tokenizer."""
+    if config.init is None:
+        return tiny.seeded_model(qwen2_config(config.model, tokenizer), seed)
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    model = AutoModelForCausalLM.from_pretrained(config.init, dtype=torch.float32)
+    window = getattr(model.config, "max_position_embeddings", None)
+    if window is not None and window < config.model.context:
+        raise ConfigError(
+            f"init: {config.init} holds {window} positions, fewer than the blocks of"
+            f" {config.model.context} (model.context)"
+        )
+    if model.get_input_embeddings().num_embeddings < len(tokenizer):
+        raise ConfigError(f"init: {config.init}: the tokenizer is larger than the embeddings")
+    return model
 
 
 def prepare(config: PretrainConfig, args: Any) -> tuple[Any, PackedBlocks]:
@@ -367,17 +427,19 @@ def prepare(config: PretrainConfig, args: Any) -> tuple[Any, PackedBlocks]:
     return tokenizer, PackedBlocks(tokens, dtype, config.model.context)
 
 
-def pretrain(config: PretrainConfig) -> Path:
-    """Train the model of `config.model` from a random init (drawn from the training seed) on
-    the corpus's packed blocks with `transformers.Trainer`, resuming from the output folder's
-    last checkpoint; save the model, tokenizer and generation config to `model/` and the log
-    history beside it. Returns the model's folder."""
+def pretrain(config: PretrainConfig, stop_at: int | None = None) -> Path | None:
+    """Train the model (`initial_model`) on the corpus's packed blocks with
+    `transformers.Trainer`, resuming from the output folder's last checkpoint (the schedule
+    settings checked against `schedule.json`); save the model, tokenizer and generation config
+    to `model/` and the log history beside it. With `stop_at`, stop after that step with a
+    checkpoint and no `model/` when the schedule goes further. Returns the model's folder, or
+    None when stopped."""
     from transformers import Trainer, default_data_collator
     from transformers.trainer_utils import get_last_checkpoint
 
     args = training_args(config)
     tokenizer, blocks = prepare(config, args)
-    model = tiny.seeded_model(qwen2_config(config.model, tokenizer), args.seed)
+    model = initial_model(config, tokenizer, args.seed)
     model.generation_config = generation_config(tokenizer)
     trainer = Trainer(
         model=model,
@@ -385,18 +447,63 @@ def pretrain(config: PretrainConfig) -> Path:
         train_dataset=blocks,
         data_collator=default_data_collator,
         processing_class=tokenizer,
+        callbacks=None if stop_at is None else [_stop_callback(stop_at)],
     )
     checkpoint = get_last_checkpoint(str(config.output_dir))
     if trainer.is_world_process_zero():
+        same_schedule(config, args, resuming=checkpoint is not None)
         print(summary(config, tokenizer, model, blocks, args, checkpoint))
     trainer.train(resume_from_checkpoint=checkpoint)
+    done = trainer.state.global_step >= trainer.state.max_steps
     folder = config.output_dir / MODEL_FOLDER
     if trainer.is_world_process_zero():
-        save_atomically(folder, lambda staging: _save(trainer.model, tokenizer, staging))
+        if done:
+            save_atomically(folder, lambda staging: _save(trainer.model, tokenizer, staging))
         history = json.dumps(trainer.state.log_history, indent=1) + "\n"
         write_output(config.output_dir / HISTORY, history)
     trainer.accelerator.wait_for_everyone()
-    return folder
+    return folder if done else None
+
+
+def schedule_settings(config: PretrainConfig, args: Any) -> dict[str, Any]:
+    """The settings a resumed run must keep (SCHEDULE_KEYS and `init`), as JSON values."""
+    values = {key: getattr(args, key) for key in SCHEDULE_KEYS}
+    values["lr_scheduler_type"] = str(getattr(values["lr_scheduler_type"], "value", ""))
+    values["init"] = None if config.init is None else str(config.init)
+    return json.loads(json.dumps(values, default=str))
+
+
+def same_schedule(config: PretrainConfig, args: Any, *, resuming: bool) -> None:
+    """Record the schedule settings of a run starting in the output folder; a resumed run must
+    have those it started with (ConfigError naming the first that differs)."""
+    path = config.output_dir / SCHEDULE_FILE
+    settings = schedule_settings(config, args)
+    if resuming and path.is_file():
+        started = json.loads(path.read_text(encoding="utf-8"))
+        for key, value in settings.items():
+            if started.get(key) != value:
+                raise ConfigError(
+                    f"{config.output_dir} holds a run started with {key} {started.get(key)!r},"
+                    f" not {value!r}: a resumed run continues its schedule; to train on with"
+                    f" other settings, start a new output folder with --init"
+                    f" {config.output_dir / MODEL_FOLDER} (or a checkpoint folder)"
+                )
+        return
+    write_output(path, json.dumps(settings, indent=1, sort_keys=True) + "\n")
+
+
+def _stop_callback(step: int) -> Any:
+    """A Trainer callback that ends training after `step` with a checkpoint."""
+    from transformers import TrainerCallback
+
+    class StopAtStep(TrainerCallback):
+        def on_step_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> Any:
+            if state.global_step >= step:
+                control.should_training_stop = True
+                control.should_save = True
+            return control
+
+    return StopAtStep()
 
 
 def _save(model: Any, tokenizer: Any, folder: Path) -> None:
@@ -413,18 +520,20 @@ def summary(
     checkpoint: str | None,
 ) -> str:
     """What a run will do: the model, the corpus's blocks and the main settings."""
-    shape = config.model
+    shape = model.config
     budget = (
         f"max_steps {args.max_steps}" if args.max_steps > 0 else f"{args.num_train_epochs:g} epochs"
     )
+    start = f"from {config.init}" if config.init is not None else "random init"
     return "\n".join(
         [
-            f"model: {model.num_parameters():,} parameters (hidden {shape.hidden_size},"
-            f" {shape.layers} layers, {shape.heads} heads, {shape.kv_heads} KV heads, FFN"
-            f" {shape.intermediate_size}, vocabulary {len(tokenizer)}, context {shape.context},"
-            f" tied embeddings {shape.tie_embeddings})",
+            f"model ({start}): {model.num_parameters():,} parameters (hidden"
+            f" {shape.hidden_size}, {shape.num_hidden_layers} layers,"
+            f" {shape.num_attention_heads} heads, {shape.num_key_value_heads} KV heads, FFN"
+            f" {shape.intermediate_size}, vocabulary {len(tokenizer)}, context"
+            f" {config.model.context}, tied embeddings {shape.tie_word_embeddings})",
             f"corpus {config.corpus}: {len(blocks.tokens):,} tokens in {len(blocks):,} packed"
-            f" blocks of {shape.context}",
+            f" blocks of {config.model.context}",
             f"training: {budget}, per-device batch {args.per_device_train_batch_size} x"
             f" accumulation {args.gradient_accumulation_steps}, learning rate"
             f" {args.learning_rate:g} ({args.lr_scheduler_type.value}), seed {args.seed}, bf16"
@@ -444,6 +553,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--output-dir", type=Path, help="override output_dir")
     parser.add_argument("--max-steps", type=positive_int, help="override training.max_steps")
+    parser.add_argument(
+        "--init",
+        type=Path,
+        metavar="MODEL_DIR",
+        help="override init: continue training this model's weights with its tokenizer",
+    )
+    parser.add_argument(
+        "--stop-at-step",
+        type=positive_int,
+        metavar="K",
+        help="stop after step K of the schedule with a checkpoint; rerun to continue",
+    )
 
 
 def with_overrides(
@@ -452,6 +573,7 @@ def with_overrides(
     corpus: Path | None = None,
     output_dir: Path | None = None,
     max_steps: int | None = None,
+    init: Path | None = None,
 ) -> PretrainConfig:
     """The config with the command line's overrides (paths relative to the working folder)."""
     training = config.training if max_steps is None else {**config.training, "max_steps": max_steps}
@@ -460,6 +582,7 @@ def with_overrides(
         corpus=config.corpus if corpus is None else corpus,
         output_dir=config.output_dir if output_dir is None else output_dir,
         training=training,
+        init=config.init if init is None else init.resolve(),
     )
 
 
@@ -471,8 +594,15 @@ def run(args: argparse.Namespace) -> int:
             corpus=args.corpus,
             output_dir=args.output_dir,
             max_steps=args.max_steps,
+            init=args.init,
         )
-        print(f"model saved to {pretrain(config)}")
+        if config.init is not None and config.tokenizer is not None:
+            raise ConfigError("give init or tokenizer, not both (init brings its tokenizer)")
+        folder = pretrain(config, stop_at=args.stop_at_step)
+        if folder is None:
+            print(f"stopped after step {args.stop_at_step}; rerun without --stop-at-step to go on")
+        else:
+            print(f"model saved to {folder}")
     except ConfigError as error:
         print(f"argc kg pretrain: {args.config}: {error}", file=sys.stderr)
         return EXIT_INPUT_ERROR
