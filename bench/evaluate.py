@@ -22,7 +22,7 @@ from typing import Any, BinaryIO, TypeVar
 from tqdm import tqdm
 
 from argc.bench.endpoint import MAX_REPLY_BYTES, ChatClient, Completion, failure
-from argc.bench.local import LOCAL_MAX_TOKENS, LOCAL_TEMPERATURE, load_local
+from argc.bench.local import LOCAL_MAX_TOKENS, LOCAL_TEMPERATURE, PROMPT_FORMATS, load_local
 from argc.dsl.errors import ArgcError, InputError
 from argc.files import (
     ResumeMismatch,
@@ -109,6 +109,13 @@ def add_backend_options(
         f" shorter context), {LOCAL_MAX_TOKENS} with --local",
     )
     parser.add_argument("--system", metavar="PROMPT", help="a system message before each prompt")
+    parser.add_argument(
+        "--prompt-format",
+        choices=PROMPT_FORMATS,
+        help="with --local: the prompt itself (raw) or in the tokenizer's chat template (chat);"
+        " default: chat when the tokenizer has a template, else raw (a model pretrained on"
+        " plain text by argc kg pretrain has none)",
+    )
     parser.add_argument("--extra-body", metavar="JSON", help="fields merged into each request")
     parser.add_argument(
         "--seed", type=natural_int, default=0, help="the sampling seed with --local"
@@ -325,6 +332,7 @@ def request_record(args: argparse.Namespace) -> dict[str, Any]:
         "temperature": args.temperature,
         "top_p": args.top_p,
         "seed": args.seed,
+        **({"prompt_format": args.prompt_format} if getattr(args, "prompt_format", None) else {}),
     }
 
 

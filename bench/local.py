@@ -16,6 +16,8 @@ from argc.dsl.errors import ArgcError
 #: The token budget and temperature (greedy) of `argc eval --local` when not given.
 LOCAL_MAX_TOKENS = 1024
 LOCAL_TEMPERATURE = 0.0
+#: How a local model is prompted: the prompt itself, or in the tokenizer's chat template.
+PROMPT_FORMATS = ("raw", "chat")
 Item = TypeVar("Item")
 
 
@@ -35,6 +37,7 @@ class LocalModel:
         temperature: float = 0.0,
         top_p: float | None = None,
         system: str | None = None,
+        prompt_format: str | None = None,
     ):
         try:
             import torch
@@ -63,11 +66,12 @@ class LocalModel:
             if top_p is not None:
                 self.sampling["top_p"] = top_p
         self.system = system
+        self.chat = chat_prompts(self.tokenizer, prompt_format, path)
 
     def text(self, prompt: str) -> str:
-        """The model's input: the chat template applied when the tokenizer has one, else the
-        prompt itself (after the system prompt, when given)."""
-        if getattr(self.tokenizer, "chat_template", None):
+        """The model's input: the prompt in the chat template (`self.chat`), else the prompt
+        itself (after the system prompt, when given)."""
+        if self.chat:
             messages = [{"role": "system", "content": self.system}] if self.system else []
             messages.append({"role": "user", "content": prompt})
             return self.tokenizer.apply_chat_template(
@@ -80,9 +84,8 @@ class LocalModel:
         before a stop token, else "stop"."""
         start = time.monotonic()
         texts = [self.text(prompt) for prompt in prompts]
-        templated = bool(getattr(self.tokenizer, "chat_template", None))
         batch = self.tokenizer(
-            texts, return_tensors="pt", padding=True, add_special_tokens=not templated
+            texts, return_tensors="pt", padding=True, add_special_tokens=not self.chat
         ).to(self.device)
         with self.torch.inference_mode():
             output = self.model.generate(
@@ -138,10 +141,21 @@ class LocalModel:
                 record(item, completion)
 
 
+def chat_prompts(tokenizer: Any, prompt_format: str | None, path: Path) -> bool:
+    """Whether prompts go in the chat template: as `prompt_format` says ("chat" needs a
+    template), else when the tokenizer has one (a model pretrained on plain text by `argc kg
+    pretrain` has none)."""
+    templated = bool(getattr(tokenizer, "chat_template", None))
+    if prompt_format == "chat" and not templated:
+        raise ValueError(f"the tokenizer in {path} has no chat template (--prompt-format chat)")
+    return templated if prompt_format is None else prompt_format == "chat"
+
+
 def load_local(args: argparse.Namespace, wanted: bool = True) -> LocalModel | None:
-    """The model of --local with the options --max-tokens, --temperature, --top-p and --system,
-    torch's random generator seeded with --seed; None when not `wanted` (nothing to answer: the
-    folder is checked, not loaded). ArgcError when it cannot be loaded."""
+    """The model of --local with the options --max-tokens, --temperature, --top-p, --system
+    and --prompt-format, torch's random generator seeded with --seed; None when not `wanted`
+    (nothing to answer: the folder is checked, not loaded). ArgcError when it cannot be
+    loaded."""
     if not args.local.is_dir():
         raise ArgcError(f"--local: not a model folder: {args.local}")
     if not wanted:
@@ -153,6 +167,7 @@ def load_local(args: argparse.Namespace, wanted: bool = True) -> LocalModel | No
             temperature=args.temperature,
             top_p=args.top_p,
             system=args.system,
+            prompt_format=getattr(args, "prompt_format", None),
         )
     except MissingBackend as error:
         raise ArgcError(f"--local: {error}") from None

@@ -101,3 +101,34 @@ def test_a_model_with_a_chat_template_keeps_it(tmp_path: Path) -> None:
     assert run(tmp_path, "out", "--init", str(chat), "--max-steps", "1") == 0
     saved = AutoTokenizer.from_pretrained(tmp_path / "out" / pretrain.MODEL_FOLDER)
     assert saved.chat_template == tiny.CHAT_TEMPLATE
+
+
+# Prompting a local model in the format it was trained with ---------------------------------
+
+
+def local_model(folder: Path, *options: str):
+    """The model `argc eval --local FOLDER` loads with `options`."""
+    from argc.bench.local import load_local
+    from argc.cli import build_parser
+
+    argv = ["eval", "in.jsonl", "--out", "run.jsonl", "--local", str(folder), "--temperature", "0"]
+    argv += ["--max-tokens", "8", *options]
+    return load_local(build_parser({"eval"}).parse_args(argv))
+
+
+def test_a_pretrained_model_is_prompted_with_the_raw_text(pretrained: Path) -> None:
+    prompt = "Story: Alice Smith gives the red ball to Bob Jones. Question: who owns it?"
+    model = local_model(pretrained / "whole" / pretrain.MODEL_FOLDER)
+    assert model.text(prompt) == prompt
+    with pytest.raises(Exception, match="has no chat template"):
+        local_model(pretrained / "whole" / pretrain.MODEL_FOLDER, "--prompt-format", "chat")
+
+
+def test_a_chat_model_keeps_its_template_unless_told(tmp_path: Path) -> None:
+    from argc.train import tiny
+
+    folder = tiny.build(tiny.TinySpec(vocab_size=300), corpus_texts(), tmp_path / "chat")
+    prompt = "Question: who owns the red ball?"
+    chat = local_model(folder).text(prompt)
+    assert chat == f"<|im_start|>user\n{prompt}<|im_end|>\n<|im_start|>assistant\n"
+    assert local_model(folder, "--prompt-format", "raw").text(prompt) == prompt
