@@ -170,7 +170,8 @@ def _add_corpus(actions: argparse._SubParsersAction) -> None:
         help="a split's task corpus (instances with their pretraining text), JSONL",
         description="A task instance for every graph of a split (pretrain: 8 cells x 400,000;"
         " rl: 60 x 20,000; eval: 60 x 80), the families taking turns in a mix, each row with"
-        " its pretraining text `text` (the prompt, then the gold trace). Rows stream to"
+        " its pretraining text `text` (the prompt, then the gold trace); --depths and"
+        " --complexities keep some of the split's cells. Rows stream to"
         " OUT.partial, which is renamed to OUT once complete; run the same command again to"
         " continue an interrupted build (docs/scaling.md, KG corpora).",
     )
@@ -185,6 +186,19 @@ def _add_corpus(actions: argparse._SubParsersAction) -> None:
         metavar="FAMILY[:WEIGHT]",
         help="the families and their turns (weight 1 unless given; default: deductive:140"
         " abductive:60 inductive:10 analogy:10, Table 16)",
+    )
+    corpus.add_argument(
+        "--depths",
+        type=_span,
+        metavar="D|LOW-HIGH",
+        help="only the split's cells at these depths (default: all); each row as in the whole"
+        " split's corpus",
+    )
+    corpus.add_argument(
+        "--complexities",
+        type=_span,
+        metavar="T|LOW-HIGH",
+        help="only the split's cells at these complexities (default: all)",
     )
     corpus.add_argument("--seed", type=int, default=0, help="the split plan's seed (default: 0)")
     corpus.add_argument(
@@ -228,6 +242,41 @@ def _mix_entry(text: str) -> tuple[str, int]:
     return family, positive_int(weight) if weight else 1
 
 
+def _span(text: str) -> range:
+    """An inclusive range of depths or complexities: `3` or `1-2`."""
+    low, _, high = text.partition("-")
+    high = high or low
+    if not (low.isdigit() and high.isdigit() and int(low) <= int(high)):
+        raise argparse.ArgumentTypeError(f"expected N or LOW-HIGH with LOW <= HIGH, not {text!r}")
+    return range(int(low), int(high) + 1)
+
+
+def corpus_cells(split: str, depths: range | None, complexities: range | None) -> set | None:
+    """The (D, T) cells of the split that --depths and --complexities select (None: all);
+    ArgcError when they name a depth or complexity the split does not have."""
+    from argc.dsl.errors import ArgcError
+    from argc.tasks.kg.splits import PLANS
+
+    if depths is None and complexities is None:
+        return None
+    plan = PLANS[split]
+    for name, asked, axis in (
+        ("depths", depths, plan.depths),
+        ("complexities", complexities, plan.complexities),
+    ):
+        if asked is not None and not set(asked) <= set(axis):
+            raise ArgcError(
+                f"--{name}: the {split} split has {name} {axis[0]}-{axis[-1]}, not"
+                f" {asked[0]}-{asked[-1]}"
+            )
+    return {
+        (depth, complexity)
+        for depth, complexity in plan.cells
+        if (depths is None or depth in depths)
+        and (complexities is None or complexity in complexities)
+    }
+
+
 def _shard(text: str) -> tuple[int, int]:
     index, _, count = text.partition("/")
     if not (index.isdigit() and count.isdigit() and int(index) < int(count)):
@@ -239,7 +288,10 @@ def _corpus(args: argparse.Namespace) -> int:
     from argc.tasks.kg.splits import FAMILY_MIX, build_corpus, corpus_chunks
 
     mix = dict(args.families) if args.families else FAMILY_MIX
-    chunks = corpus_chunks(args.split, args.per_cell, mix, args.seed, args.shard, args.chunk)
+    cells = corpus_cells(args.split, args.depths, args.complexities)
+    chunks = corpus_chunks(
+        args.split, args.per_cell, mix, args.seed, args.shard, args.chunk, cells=cells
+    )
     summary = build_corpus(args.out, chunks, args.workers, args.ray)
     left = f"; {summary.skipped} left out (no instance of their family)" if summary.skipped else ""
     print(f"{args.out}: {summary.rows} rows{left}", file=sys.stderr)

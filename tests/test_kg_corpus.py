@@ -92,6 +92,28 @@ def test_the_command_line_builds_the_corpus(tiny, tmp_path, capsys):
         main([*command, "--shard", "3/3", "--out", str(mixed)])
 
 
+def test_depths_and_complexities_keep_the_rows_of_their_cells(tiny, tmp_path, capsys):
+    command = ["kg", "corpus", "--split", "pretrain", "--per-cell", "2", "--chunk", "3"]
+    out = tmp_path / "d1-2t1.jsonl"
+    cells = ["--depths", "1-2", "--complexities", "1"]
+    assert main([*command, *cells, "--workers", "1", "--out", str(out)]) == 0
+    kept = [
+        line
+        for line in tiny.decode().splitlines(keepends=True)
+        if (json.loads(line)["depth"], json.loads(line)["complexity"]) in {(1, 1), (2, 1)}
+    ]
+    assert out.read_text() == "".join(kept) and len(kept) == 4
+    shards = [tmp_path / f"shard-{i}.jsonl" for i in range(3)]
+    for i, shard in enumerate(shards):
+        assert main([*command, *cells, "--shard", f"{i}/3", "--out", str(shard)]) == 0
+    assert b"".join(shard.read_bytes() for shard in shards) == out.read_bytes()
+    capsys.readouterr()
+    assert main([*command, "--depths", "3-5", "--out", str(out)]) == 2
+    assert "the pretrain split has depths 1-4, not 3-5" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main([*command, "--complexities", "2-1", "--out", str(out)])
+
+
 class Rows:
     """`corpus_rows`, counting the chunks it makes and stopping the build (as Ctrl-C would)
     when asked for chunk number `stop`."""

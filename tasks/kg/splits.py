@@ -25,7 +25,7 @@ import hashlib
 import json
 import math
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import closing
 from dataclasses import asdict, dataclass
 from functools import cache
@@ -211,10 +211,12 @@ def corpus_chunks(
     seed: int = 0,
     shard: tuple[int, int] = (0, 1),
     size: int = CHUNK,
+    cells: Collection[tuple[int, int]] | None = None,
 ) -> list[CorpusChunk]:
     """The chunks of shard i/n of a split's corpus: its rows (cell by cell, `per_cell` a
     cell, the plan's by default) from i * total // n to (i + 1) * total // n, cut at the
-    cells' ends and every `size` rows."""
+    cells' ends and every `size` rows. With `cells`, (D, T) pairs, only the rows of those
+    cells of the split (each row as in the whole corpus)."""
     if split not in PLANS:
         raise ValueError(f"unknown split {split!r}: one of {', '.join(PLANS)}")
     plan = PLANS[split]
@@ -225,14 +227,17 @@ def corpus_chunks(
     if not mix or any(weight < 1 for weight in mix.values()):
         raise ValueError("the family mix names families with positive weights")
     pairs = tuple(mix.items())
-    total = count * len(plan.cells)
+    chosen = [n for n, cell in enumerate(plan.cells) if cells is None or cell in cells]
+    if not chosen:
+        raise ValueError(f"no cell of the {split} split is selected")
+    total = count * len(chosen)
     first, last = index * total // shards, (index + 1) * total // shards
     chunks = []
     for row in range(first, last):
-        cell, position = divmod(row, count)
+        slot, position = divmod(row, count)
         if position % size == 0 or row == first:
-            stop = min(count, (position // size + 1) * size, last - cell * count)
-            chunks.append(CorpusChunk(split, count, seed, pairs, cell, position, stop))
+            stop = min(count, (position // size + 1) * size, last - slot * count)
+            chunks.append(CorpusChunk(split, count, seed, pairs, chosen[slot], position, stop))
     return chunks
 
 
