@@ -132,3 +132,74 @@ def test_a_chat_model_keeps_its_template_unless_told(tmp_path: Path) -> None:
     chat = local_model(folder).text(prompt)
     assert chat == f"<|im_start|>user\n{prompt}<|im_end|>\n<|im_start|>assistant\n"
     assert local_model(folder, "--prompt-format", "raw").text(prompt) == prompt
+
+
+# A training config that holds its recipe; KG recipes on the pretraining split --------------
+
+LEARN = """\
+recipe:
+  prompt_format: text
+  kg: {split: pretrain, cells: [[1, 1], [2, 1]], budget: {deductive: 4}}
+model: {tiny: {vocab_size: 300}}
+rewards: [kg_answer]
+grpo: {num_generations: 2, max_completion_length: 8, per_device_train_batch_size: 2,
+  max_steps: 1, use_cpu: true, bf16: false, activation_checkpointing: false,
+  report_to: none, disable_tqdm: true, save_strategy: 'no'}
+"""
+
+
+def test_a_config_holds_a_kg_recipe_on_the_pretraining_split(tmp_path: Path) -> None:
+    from argc.tasks.kg.names import family_names, person_words
+    from argc.train.trainer import load_config, train
+
+    path = tmp_path / "learn.yaml"
+    path.write_text(LEARN)
+    config = load_config(path)
+    assert (config.recipe.name, config.recipe.split, config.recipe.pool) == (
+        "learn",
+        "pretrain",
+        400_000,
+    )
+    trainer = train(config, output_dir=tmp_path / "run", dry_run=True)
+    rows = [json.loads(instance) for instance in trainer.train_dataset["instance"]]
+    assert len(rows) == 4 and all(row["meta"]["split"] == "pretrain" for row in rows)
+    seen = {
+        family
+        for family in family_names("pretrain")
+        if any(person_words(f"x_{family}")[2:] in row["prompt"] for row in rows)
+    }
+    unseen = {
+        family
+        for family in family_names("rl")
+        if any(person_words(f"x_{family}")[2:] in row["prompt"] for row in rows)
+    }
+    assert seen and not unseen  # the persons of the pretraining split, none of the RL pool's
+
+
+@pytest.mark.parametrize(
+    ("block", "message"),
+    [
+        ("{split: eval, cells: [[1, 1]]}", "kg split must be one of rl, pretrain"),
+        ("{split: pretrain, cells: [[5, 1]]}", "the pretrain split has no cell D5 T1"),
+    ],
+)
+def test_a_kg_recipe_draws_only_from_a_training_split(block: str, message: str) -> None:
+    import yaml
+
+    from argc.train.recipes import RecipeError, parse_recipe
+
+    with pytest.raises(RecipeError, match=message):
+        parse_recipe(yaml.safe_load(f"kg: {block}"), "recipe")
+
+
+def test_the_command_line_names_the_recipe(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from argc.cli import main
+
+    (tmp_path / "learn.yaml").write_text(LEARN)
+    recipe = tmp_path / "mine.yaml"
+    recipe.write_text("kg: {cells: [[1, 1]], budget: {deductive: 2}}\nprompt_format: text\n")
+    argv = ["train", "--config", str(tmp_path / "learn.yaml"), "--recipe", str(recipe)]
+    assert main([*argv, "--output-dir", str(tmp_path / "run"), "--dry-run"]) == 0
+    assert "recipe mine: 2 examples, 1 (D, T) cells" in capsys.readouterr().out

@@ -7,12 +7,12 @@ Columns: `prompt` (the text, or chat messages: an optional system message and th
 `instance` (`Instance.to_json()`, read back by the rewards), and `id`, `task`, `level`,
 `ordering`, `set` for logging and per-cell metrics.
 
-A KG recipe's slots are instances of its families on RL-pool graphs
-(`argc.tasks.kg.families.generate_instance`); its rows add `depth` and `complexity` (`level`
-is 0, `ordering` and `set` "-"). Given a cache file (`argc train` keeps KG_INSTANCES in its
-output folder), the instances are appended to CACHE.partial as they are made, so an
-interrupted build resumes where it stopped, then written whole to the cache, which later
-builds of the same plan read back.
+A KG recipe's slots are instances of its families on its split's pool graphs (the RL pool
+unless the recipe says `split: pretrain`; `argc.tasks.kg.families.generate_instance`); its rows
+add `depth` and `complexity` (`level` is 0, `ordering` and `set` "-"). Given a cache file
+(`argc train` keeps KG_INSTANCES in its output folder), the instances are appended to
+CACHE.partial as they are made, so an interrupted build resumes where it stopped, then written
+whole to the cache, which later builds of the same plan read back.
 """
 
 from __future__ import annotations
@@ -65,8 +65,10 @@ def generate_slot(slot: Slot) -> Instance:
 
 
 def generate_kg_slot(slot: KgSlot) -> Instance:
-    """The instance of a KG slot: its family's instance on the RL-pool graph of its seed."""
-    return generate_instance(slot.family, slot.depth, slot.complexity, slot.seed, "rl").instance()
+    """The instance of a KG slot: its family's instance on its split's graph of its seed."""
+    return generate_instance(
+        slot.family, slot.depth, slot.complexity, slot.seed, slot.split
+    ).instance()
 
 
 def _generate_json(slot: Slot | KgSlot) -> str:
@@ -245,9 +247,15 @@ def kg_dataset(
     return Dataset.from_list(rows)
 
 
+def _slot_key(slot: KgSlot) -> str:
+    """A slot in a cache's plan: family/D/T/index, then /split unless the RL pool's."""
+    key = f"{slot.family}/{slot.depth}/{slot.complexity}/{slot.index}"
+    return key if slot.split == "rl" else f"{key}/{slot.split}"
+
+
 def kg_request(slots: Sequence[KgSlot]) -> dict[str, Any]:
     """What identifies a KG cache: the plan (a SHA-256 of its slots) and argc's version."""
-    listed = "".join(f"{s.family}/{s.depth}/{s.complexity}/{s.index}\n" for s in slots)
+    listed = "".join(f"{_slot_key(s)}\n" for s in slots)
     return {
         "slots": len(slots),
         "plan": hashlib.sha256(listed.encode()).hexdigest(),

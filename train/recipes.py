@@ -15,14 +15,16 @@ that fails to generate is replaced by seed + j·RETRY_STRIDE (j = 1, 2, ...; `ar
 KG recipes (a `kg:` block instead of `cells` and `budget`; the depth/complexity study, Section
 2.4 and Appendix A.3.5) select (D, T) cells of the KG grid and split a budget per task family
 (140K deductive, 60K abductive, 10K inductive, 10K analogy by default, times `scale`) evenly
-over them; a family's share of a cell is a bucket. A bucket's instances come from the cell's
-RL pool (KG_POOL graphs, Appendix A.2.7): its k-th instance is the graph of pool index i_k,
-seeded `argc.tasks.kg.splits.graph_seed("rl", D, T, i_k)`, where i_0, i_1, ... is a permutation
-of the pool seeded by (recipe seed, family, D, T) (drawn without replacement; indices past the
-pool follow in order when a bucket holds more instances than the pool). So recipes with the
-same seed that share a cell train on the same instances there, and a pool index always gives
-the same instance. A staged KG schedule runs groups of cells in order, as a staged schedule
-runs level bands, with replay drawn per family.
+over them; a family's share of a cell is a bucket. A bucket's instances come from the cell's RL
+pool (KG_POOL graphs, Appendix A.2.7), or with `split: pretrain` in the `kg` block from the
+pretraining split's graphs of the cell (its 400,000, whose persons a model pretrained on that
+split's corpus has seen; only its cells D1-D4 x T1-T2): its k-th instance is the graph of pool
+index i_k, seeded `argc.tasks.kg.splits.graph_seed(split, D, T, i_k)`, where i_0, i_1, ... is a
+permutation of the pool seeded by (recipe seed, family, D, T) (drawn without replacement;
+indices past the pool follow in order when a bucket holds more instances than the pool). So
+recipes with the same seed that share a cell train on the same instances there, and a pool
+index always gives the same instance. A staged KG schedule runs groups of cells in order, as a
+staged schedule runs level bands, with replay drawn per family.
 """
 
 from __future__ import annotations
@@ -64,7 +66,9 @@ _HEADER_KEYS = {"name", "description", "seed", "prompt_format", "system", "sched
 _KEYS = _HEADER_KEYS | {"cells", "budget"}
 _BLOCK_KEYS = {"tasks", "levels", "orderings", "sets"}
 _SCHEDULE_KEYS = {"kind", "stages", "replay"}
-_KG_KEYS = {"cells", "budget", "scale"}
+_KG_KEYS = {"cells", "budget", "scale", "split"}
+#: The splits a KG recipe draws its graphs from (the eval split is held out).
+KG_TRAIN_SPLITS = ("rl", "pretrain")
 _REGION_KEYS = {"depths", "complexities"}
 
 
@@ -158,13 +162,14 @@ class KgBucket(NamedTuple):
 
 @dataclass(frozen=True)
 class KgSlot:
-    """One instance of a KG training run: its family, its cell and its index in the cell's RL
-    pool."""
+    """One instance of a KG training run: its family, its cell, its index in the cell's pool
+    and the split whose graphs the pool holds."""
 
     family: str
     depth: int
     complexity: int
     index: int
+    split: str = "rl"
 
     @property
     def cell(self) -> KgCell:
@@ -173,14 +178,14 @@ class KgSlot:
     @property
     def seed(self) -> int:
         """The seed of the pool's graph (`argc.tasks.kg.splits.graph_seed`)."""
-        return graph_seed("rl", self.depth, self.complexity, self.index)
+        return graph_seed(self.split, self.depth, self.complexity, self.index)
 
 
 @dataclass(frozen=True)
 class KgRecipe:
     """A KG recipe: its (D, T) cells (sorted, distinct), its budget per family at scale 1
-    (in the order of KG_FAMILIES), the scale, the schedule and prompt settings; `seed` drives
-    the pool draws and every shuffle."""
+    (in the order of KG_FAMILIES), the scale, the schedule and prompt settings, and the split
+    whose graphs its pools hold; `seed` drives the pool draws and every shuffle."""
 
     name: str
     description: str
@@ -191,6 +196,12 @@ class KgRecipe:
     budget: tuple[tuple[str, int], ...]
     scale: float
     schedule: Schedule
+    split: str = "rl"
+
+    @property
+    def pool(self) -> int:
+        """Graphs per cell in the split's pool."""
+        return KG_PLANS[self.split].per_cell
 
     def family_totals(self) -> dict[str, int]:
         """Instances per family: the budget times the scale, rounded half up."""
@@ -457,6 +468,7 @@ def _kg_recipe(data: dict, fail: Fail, default_name: str) -> KgRecipe:
     scale = block.get("scale", 1)
     if not isinstance(scale, int | float) or isinstance(scale, bool) or not scale > 0:
         raise fail(f"kg scale must be a positive number, not {scale!r}")
+    split = _kg_split(block.get("split", "rl"), cells, fail)
     recipe = KgRecipe(
         **_header(data, fail, default_name),
         cells=cells,
@@ -468,11 +480,25 @@ def _kg_recipe(data: dict, fail: Fail, default_name: str) -> KgRecipe:
             "regions {depths: [low, high], complexities: [low, high]} or cells [D, T]",
             lambda stages: _kg_stages(stages, cells, fail),
         ),
+        split=split,
     )
     if not any(recipe.family_totals().values()):
         raise fail(f"the kg budget holds no instance at scale {scale}")
     _check_covered(recipe, fail)
     return recipe
+
+
+def _kg_split(split: Any, cells: tuple[KgCell, ...], fail: Fail) -> str:
+    """The split a KG recipe draws from: one of KG_TRAIN_SPLITS holding every cell."""
+    if split not in KG_TRAIN_SPLITS:
+        raise fail(
+            f"kg split must be one of {', '.join(KG_TRAIN_SPLITS)} (eval is held out),"
+            f" not {split!r}"
+        )
+    outside = [cell for cell in cells if tuple(cell) not in KG_PLANS[split].cells]
+    if outside:
+        raise fail(f"the {split} split has no cell {outside[0]} ({len(outside)} cells outside it)")
+    return split
 
 
 def _region(value: Any, what: str, fail: Fail) -> set[KgCell]:
@@ -598,20 +624,21 @@ def slot_seed(recipe_seed: int, cell: Cell, index: int) -> int:
     return (offset + index) % BENCHMARK_SEED_BASE
 
 
-def pool_indices(recipe_seed: int, bucket: KgBucket, count: int) -> list[int]:
-    """The RL-pool indices of a bucket's first `count` instances: the start of a permutation
-    of the cell's pool (0 .. KG_POOL-1) seeded by the recipe seed, the family and the cell, so
-    without replacement, and prefix-stable (a larger count extends a smaller one's indices);
-    past KG_POOL instances, the indices KG_POOL, KG_POOL+1, ... in order."""
+def pool_indices(recipe_seed: int, bucket: KgBucket, count: int, pool: int = KG_POOL) -> list[int]:
+    """The pool indices of a bucket's first `count` instances: the start of a permutation
+    of the cell's pool (0 .. pool-1, the RL pool's KG_POOL by default) seeded by the recipe
+    seed, the family and the cell, so without replacement, and prefix-stable (a larger count
+    extends a smaller one's indices); past `pool` instances, the indices pool, pool+1, ... in
+    order."""
     key = f"argc-train-kg/{recipe_seed}/{bucket.family}/{bucket.depth}/{bucket.complexity}"
     rng = random.Random(int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big"))
     moved: dict[int, int] = {}  # a lazy Fisher-Yates shuffle: position -> index held there
     found = []
-    for position in range(min(count, KG_POOL)):
-        pick = rng.randrange(position, KG_POOL)
+    for position in range(min(count, pool)):
+        pick = rng.randrange(position, pool)
         found.append(moved.get(pick, pick))
         moved[pick] = moved.get(position, position)
-    return found + list(range(KG_POOL, count))
+    return found + list(range(pool, count))
 
 
 def _rng(recipe: AnyRecipe, purpose: str) -> random.Random:
@@ -708,8 +735,9 @@ def _stage_block(own: Counter, seen: Counter, replay: float, rng: random.Random)
 def _maker(recipe: AnyRecipe, totals: Counter) -> Callable[[Any, int], Slot | KgSlot]:
     """The slot of a cell's (bucket's) `k`-th instance, for `totals` instances of each."""
     if isinstance(recipe, KgRecipe):
-        draws = {bucket: pool_indices(recipe.seed, bucket, n) for bucket, n in totals.items()}
-        return lambda bucket, k: KgSlot(*bucket, index=draws[bucket][k])
+        pool = recipe.pool
+        draws = {bucket: pool_indices(recipe.seed, bucket, n, pool) for bucket, n in totals.items()}
+        return lambda bucket, k: KgSlot(*bucket, index=draws[bucket][k], split=recipe.split)
     if totals and max(totals.values()) > RETRY_STRIDE:
         raise RecipeError(f"{recipe.name}: more than {RETRY_STRIDE:,} instances of a cell")
     return lambda cell, k: Slot(*cell, seed=slot_seed(recipe.seed, cell, k))

@@ -16,7 +16,7 @@ import difflib
 import json
 import sys
 from collections import Counter
-from dataclasses import MISSING, dataclass, fields
+from dataclasses import MISSING, dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -86,10 +86,12 @@ class SftSpec:
 
 @dataclass(frozen=True)
 class TrainConfig:
-    """A training run. `rewards` holds names of `argc.train.rewards.REWARDS` or one-key
-    mappings `{name: {argument: value}}`; `grpo` holds `trl.GRPOConfig` arguments."""
+    """A training run. `recipe` is a bundled recipe's name or a recipe file (`--recipe`
+    overrides it), or a recipe written in the config itself (the keys of a recipe file);
+    `rewards` holds names of `argc.train.rewards.REWARDS` or one-key mappings
+    `{name: {argument: value}}`; `grpo` holds `trl.GRPOConfig` arguments."""
 
-    recipe: str
+    recipe: Any
     model: ModelSpec
     rewards: list[Any]
     grpo: dict[str, Any]
@@ -111,6 +113,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", required=True, type=Path, help="the training config (YAML)")
     parser.add_argument("--output-dir", type=Path, help="override grpo.output_dir")
     parser.add_argument(
+        "--recipe",
+        metavar="NAME|FILE.yaml",
+        help="override recipe: a bundled recipe or a recipe file (relative to the working folder)",
+    )
+    parser.add_argument(
         "--max-steps", type=positive_int, help="override grpo.max_steps (not the SFT stage's)"
     )
     parser.add_argument(
@@ -124,6 +131,8 @@ def run(args: argparse.Namespace) -> int:
     """The `argc train` command; returns the exit code."""
     try:
         config = load_config(args.config)
+        if args.recipe is not None:
+            config = replace(config, recipe=args.recipe)
         train(config, output_dir=args.output_dir, max_steps=args.max_steps, dry_run=args.dry_run)
     except ConfigError as error:
         print(f"argc train: {args.config}: {error}", file=sys.stderr)
@@ -138,8 +147,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def load_config(path: Path) -> TrainConfig:
-    """Read and validate a YAML config; a recipe or model path that is relative is taken from
-    the config file's folder."""
+    """Read and validate a YAML config and its recipe (`load_recipe`); a recipe or model path
+    that is relative is taken from the config file's folder."""
     config = read_config(path, TrainConfig)
     folder = Path(path).parent
     model = _dataclass(ModelSpec, config.model, "model")
@@ -157,9 +166,7 @@ def load_config(path: Path) -> TrainConfig:
         _check(isinstance(lora.r, int) and lora.r > 0, "lora.r", "a positive integer")
         _check(_number(lora.alpha), "lora.alpha", "a number")
         _check(_number(lora.dropout) and 0 <= lora.dropout < 1, "lora.dropout", "in [0, 1)")
-    recipe = _string(config.recipe, "recipe")
-    if recipe.endswith((".yaml", ".yml")) or "/" in recipe:
-        recipe = str(_resolve(folder, recipe))
+    recipe = config_recipe(config.recipe, Path(path))
     _check(isinstance(config.rewards, list) and config.rewards, "rewards", "a non-empty list")
     _check(isinstance(config.grpo, dict), "grpo", "a mapping of trl.GRPOConfig arguments")
     weights = config.reward_weights
@@ -196,6 +203,21 @@ def load_config(path: Path) -> TrainConfig:
         scoring_actors=config.scoring_actors,
         sft=sft,
     )
+
+
+def config_recipe(value: Any, path: Path) -> Any:
+    """The recipe a config gives: a mapping is the recipe itself (the keys of a recipe file,
+    named after the config when it gives no name), parsed; a string names a bundled recipe or
+    a recipe file (a path ending in .yaml or .yml, or with a folder, relative to the config's
+    folder), loaded when the run starts."""
+    from argc.train.recipes import parse_recipe
+
+    if isinstance(value, dict):
+        return parse_recipe(value, f"{path}: recipe", default_name=path.stem)
+    name = _string(value, "recipe")
+    if name.endswith((".yaml", ".yml")) or "/" in name:
+        name = str(_resolve(path.parent, name))
+    return name
 
 
 def read_config(path: Path, cls: type) -> Any:
@@ -367,7 +389,9 @@ def train(
         actors=config.scoring_actors,
     )
     reward_funcs = _rewards(config)
-    recipe = recipes.load_recipe(config.recipe)
+    recipe = config.recipe
+    if isinstance(recipe, str):
+        recipe = recipes.load_recipe(recipe)
     dataset = _dataset(config, recipe, output, args)
     sft_data = None if config.sft is None else _sft_dataset(config, recipe)
     model_path = _model_path(config, [dataset, sft_data], output, args)
@@ -577,7 +601,7 @@ def summary(config: TrainConfig, recipe: Any, dataset: Any, trainer: Any, model:
     weights = trainer.reward_weights.tolist()
     return "\n".join(
         [
-            f"recipe {getattr(recipe, 'name', config.recipe)}: {len(dataset)} examples,"
+            f"recipe {recipe.name}: {len(dataset)} examples,"
             f" {_span(dataset)}; "
             + ", ".join(f"{task} {count}" for task, count in sorted(tasks.items())),
             f"model {model} ({kind}): {parameters:,} parameters, {trainable:,} trainable"
