@@ -50,12 +50,15 @@ EXAMPLES = {
     "kg corpus": """\
   argc kg corpus --split pretrain --out pretrain.jsonl
   argc kg corpus --split rl --per-cell 100 --families deductive:3 abductive --out rl.jsonl
-  argc kg corpus --split pretrain --shard 0/4 --ray auto --out pretrain-0.jsonl""",
+  argc kg corpus --split pretrain --shard 0/4 --ray auto --out pretrain-0.jsonl
+  argc kg corpus --split pretrain --depths 1-2 --complexities 1 --per-cell 1000 --out d12.jsonl""",
     "kg solve": """\
   argc kg solve examples/kg/table9.kg --target ivory_chess_piece --json""",
     "kg pretrain": """\
   argc kg pretrain --config train/configs/kg-pretrain-tiny.yaml --corpus corpus.jsonl \\
-      --output-dir runs/kg-pretrain""",
+      --output-dir runs/kg-pretrain --stop-at-step 500   # rerun without it to go on
+  argc kg pretrain --config train/configs/kg-pretrain-tiny.yaml --corpus more.jsonl \\
+      --output-dir runs/kg-more --init runs/kg-pretrain/model""",
     "kg generate": """\
   argc kg generate --family abductive --depth 6 --complexity 3 --seed 0 --count 100 \\
       --out abd.jsonl
@@ -93,9 +96,11 @@ EXAMPLES = {
     "report": """\
   argc report run.jsonl run-small.jsonl --out report/""",
     "train": """\
-  OMP_NUM_THREADS=1 argc train --config train/configs/tiny-cpu.yaml""",
+  OMP_NUM_THREADS=1 argc train --config train/configs/tiny-cpu.yaml
+  argc train --config train/configs/kg-tiny-cpu.yaml --recipe my-recipe.yaml --dry-run""",
     "sample": """\
-  argc sample instances.jsonl --k 16 --local runs/tiny --out samples.jsonl""",
+  argc sample instances.jsonl --k 16 --local runs/tiny --out samples.jsonl
+  argc sample kg.jsonl --k 8 --local runs/kg/model --prompt-format raw --out samples.jsonl""",
     "sample-metrics": """\
   argc sample-metrics samples.jsonl --baseline base.jsonl --out metrics/""",
     "recipe-cells": """\
