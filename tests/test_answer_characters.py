@@ -106,19 +106,21 @@ def test_the_reference_scores_1(task, instances):
         assert (result.native, result.success) == (1.0, True), result.reason
 
 
+def assert_replaced_follows_the_rule(instance, answer: str, at: int, character: str) -> None:
+    """The answer with its character at `at` replaced by `character` scores as the rule says."""
+    result = scored(instance, answer[:at] + character + answer[at + 1 :])
+    want = expected(instance, answer, at, character)
+    got = (result.native, result.success, result.reason)
+    assert got == (want.native, want.success, want.reason), ascii(character)
+
+
 @pytest.mark.parametrize("task", TASKS)
 def test_a_space_replaced_follows_the_rule(task, instances):
     instance = instances[task]
     answer = answer_of(instance)
     at = answer.index(" ")
     for character in [*REFUSED, *SPACES, *LINE_ENDS]:
-        result = scored(instance, answer[:at] + character + answer[at + 1 :])
-        want = expected(instance, answer, at, character)
-        assert (result.native, result.success, result.reason) == (
-            want.native,
-            want.success,
-            want.reason,
-        ), ascii(character)
+        assert_replaced_follows_the_rule(instance, answer, at, character)
 
 
 @pytest.mark.parametrize("task", TASKS)
@@ -151,13 +153,7 @@ def test_property_every_task_scores_by_the_one_rule(data, instances):
     spaces = [index for index, character in enumerate(answer) if character == " "]
     at = data.draw(st.sampled_from(spaces), label="space")
     character = data.draw(st.sampled_from([*REFUSED, *SPACES, *LINE_ENDS]), label="character")
-    result = scored(instance, answer[:at] + character + answer[at + 1 :])
-    want = expected(instance, answer, at, character)
-    assert (result.native, result.success, result.reason) == (
-        want.native,
-        want.success,
-        want.reason,
-    )
+    assert_replaced_follows_the_rule(instance, answer, at, character)
 
 
 # answer_text ---------------------------------------------------------------------------------
