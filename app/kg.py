@@ -17,10 +17,9 @@ from argc.compiler.kg.solve import KgModel, solve_kg
 from argc.dsl.errors import LimitExceeded
 from argc.dsl.kg import read_kg
 from argc.dsl.parser import source_name
-from argc.options import positive_int, seconds
+from argc.options import DEFAULT_MEMORY_MIB, memory_mib, positive_int, seconds
 
 #: The default cap on the command's memory (address space), in MiB.
-DEFAULT_MEMORY_MB = 4096
 FAMILIES = ("deductive", "abductive", "inductive", "analogy")
 SPLITS = ("pretrain", "rl", "eval")
 
@@ -54,8 +53,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     solve.add_argument(
         "--max-memory",
-        type=positive_int,
-        default=DEFAULT_MEMORY_MB,
+        type=memory_mib,
+        default=DEFAULT_MEMORY_MIB,
         metavar="MIB",
         help="memory the command may take beyond what it holds at start",
     )

@@ -19,10 +19,9 @@ from argc.dsl.errors import InputError, located_error
 from argc.dsl.norms.parser import read_world
 from argc.dsl.norms.world import World
 from argc.dsl.parser import source_name
-from argc.options import positive_int, seconds
+from argc.options import DEFAULT_MEMORY_MIB, memory_mib, positive_int, seconds
 
 #: The default cap on the command's memory (address space), in MiB.
-DEFAULT_MEMORY_MB = 4096
 #: The file name of an error raised about text with no file (`InputError`'s default).
 UNNAMED = "<input>"
 
@@ -96,8 +95,8 @@ def register(commands: argparse._SubParsersAction) -> None:
         )
         command.add_argument(
             "--max-memory",
-            type=positive_int,
-            default=DEFAULT_MEMORY_MB,
+            type=memory_mib,
+            default=DEFAULT_MEMORY_MIB,
             metavar="MIB",
             help="memory the command may take beyond what it holds at start",
         )

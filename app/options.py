@@ -46,6 +46,13 @@ def bounded(
 
 #: A positive whole number (counts, sizes, workers).
 positive_int = bounded(int, 1)
+#: The least `--max-memory` a command accepts, in MiB: with less, the interpreter itself
+#: cannot start a thread or load a module, and fails before argc can report the limit.
+MIN_MEMORY_MIB = 64
+#: The default `--max-memory`, in MiB.
+DEFAULT_MEMORY_MIB = 4096
+#: Memory for `--max-memory`, in MiB (at least MIN_MEMORY_MIB).
+memory_mib = bounded(int, MIN_MEMORY_MIB)
 #: A whole number ≥ 0 (retries, limits that may be 0).
 natural_int = bounded(int, 0)
 #: A positive, finite number of seconds, at most MAX_SECONDS.

@@ -40,7 +40,7 @@ from argc.dsl.ir import (
 )
 from argc.dsl.lint import theory_warnings
 from argc.dsl.parser import read_text, read_theory, source_name
-from argc.options import positive_int, seconds
+from argc.options import DEFAULT_MEMORY_MIB, memory_mib, positive_int, seconds
 
 if TYPE_CHECKING:
     from argc.dsl.iccma import Framework
@@ -165,7 +165,6 @@ def add_ordering(parser: argparse.ArgumentParser) -> None:
 
 
 #: The default cap on a command's memory (address space), in MiB.
-DEFAULT_MEMORY_MB = 4096
 
 
 def _add_limits(parser: argparse.ArgumentParser) -> None:
@@ -186,8 +185,8 @@ def _add_limits(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--max-memory",
-        type=positive_int,
-        default=DEFAULT_MEMORY_MB,
+        type=memory_mib,
+        default=DEFAULT_MEMORY_MIB,
         metavar="MIB",
         help="memory the command may take beyond what it holds at start; past it, exit code 2",
     )

@@ -19,6 +19,7 @@ from argc import __version__
 from argc.cli import EXAMPLES, _commands, build_parser, literal_arguments, main
 from argc.dsl.lint import theory_warnings
 from argc.dsl.parser import parse_theory
+from argc.options import MIN_MEMORY_MIB
 
 EXAMPLE = Path("examples/modgil_prakken_tweety.arg")
 
@@ -105,6 +106,36 @@ def test_time_limits_are_validated(value, capsys):
         main(["check", str(EXAMPLE), "--time-limit", value])
     assert exited.value.code == 2
     assert "--time-limit" in capsys.readouterr().err
+
+
+#: A command of each language that takes --max-memory, with an input of its own.
+MEMORY_COMMANDS = {
+    "check": ["check", str(EXAMPLE)],
+    "norms": ["norms", "solve", "examples/norms/archive_entry.norm"],
+    "kg": ["kg", "solve", "examples/kg/table9.kg"],
+}
+
+
+@pytest.mark.parametrize("command", MEMORY_COMMANDS)
+def test_a_memory_cap_below_the_floor_is_refused(command, capsys):
+    with pytest.raises(SystemExit) as exited:
+        main([*MEMORY_COMMANDS[command], "--max-memory", str(MIN_MEMORY_MIB - 1)])
+    assert exited.value.code == 2
+    assert "--max-memory" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", MEMORY_COMMANDS)
+def test_a_memory_cap_at_the_floor_answers_or_names_the_limit(command):
+    """At the least cap accepted, the interpreter still starts its threads and loads its
+    modules: the command answers, or reports the limit in one line (never a crash)."""
+    argv = [*MEMORY_COMMANDS[command], "--max-memory", str(MIN_MEMORY_MIB)]
+    process = argc_process(*argv)
+    out, err = process.communicate(timeout=120)
+    if process.returncode == 0:
+        assert out and err == ""
+    else:
+        assert process.returncode == 2, err
+        assert err.count("\n") == 1 and "internal error" not in err, err
 
 
 def test_explain_takes_a_negated_literal_after_a_space(capsys):
