@@ -98,6 +98,9 @@ EXAMPLES = {
     "train": """\
   OMP_NUM_THREADS=1 argc train --config train/configs/tiny-cpu.yaml
   argc train --config train/configs/kg-tiny-cpu.yaml --recipe my-recipe.yaml --dry-run""",
+    "study": """\
+  argc study --config train/configs/learn-arggym-cpu.yaml --out results/learning/arggym
+  argc score results/learning/arggym/instances.jsonl results/learning/arggym/after.jsonl""",
     "sample": """\
   argc sample instances.jsonl --k 16 --local runs/tiny --out samples.jsonl
   argc sample kg.jsonl --k 8 --local runs/kg/model --prompt-format raw --out samples.jsonl""",
@@ -140,6 +143,7 @@ GROUPS = {
     },
     "argc.train.cli": {
         "train": "GRPO training from a recipe (TRL)",
+        "study": "a learning study: supervised stage, GRPO, held-out success before and after",
         "sample": "k scored samples per instance",
         "sample-metrics": "pass@k, SG/CG and heatmaps from samples",
         "recipe-cells": "the (D, T) cells of KG recipes, JSON for sample-metrics --recipe-cells",

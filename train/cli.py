@@ -1,4 +1,4 @@
-"""The training commands: `argc train`, `argc sample`, `argc sample-metrics` and
+"""The training commands: `argc train`, `argc study`, `argc sample`, `argc sample-metrics` and
 `argc recipe-cells`. They need the `train` extra (torch, transformers, TRL, PyYAML); without it
 the commands exist and say so."""
 
@@ -14,6 +14,12 @@ EXIT_MISSING = 2
 #: name → (module, function adding its arguments, function running it, summary)
 COMMANDS = {
     "train": ("trainer", "add_arguments", "run", "GRPO training from a recipe (TRL)"),
+    "study": (
+        "study",
+        "add_arguments",
+        "run",
+        "a learning study: supervised stage, GRPO, held-out success before and after",
+    ),
     "sample": ("sample", "add_arguments", "run", "k scored samples per instance"),
     "sample-metrics": (
         "sample",

@@ -48,7 +48,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from argc.dsl.ir import Ordering
-from argc.tasks import Instance
+from argc.tasks import Instance, get_task
 from argc.train.data import generate_locally, generate_slot, row
 from argc.train.recipes import Cell, Slot, slot_seed
 
@@ -124,9 +124,29 @@ def _generate_tagged(slot: Slot) -> tuple[str, tuple[str, ...]]:
 
 
 def completion_of(instance: Instance, prompt_format: str) -> str | list[dict[str, str]]:
-    """The completion column: the gold answer, as an assistant message for chat prompts."""
-    text = f"<answer>{instance.reference}</answer>"
+    """The completion column: the gold answer, in its <answer> region (a task whose answers
+    are untagged, a KG family, continues its prompt with the reference after a space, as
+    its corpus does), as an assistant message for chat prompts."""
+    if get_task(instance.task).tagged:
+        text = f"<answer>{instance.reference}</answer>"
+    else:
+        text = f" {instance.reference}"
     return text if prompt_format == "text" else [{"role": "assistant", "content": text}]
+
+
+def gold_row(instance: Instance, prompt_format: str, system: str | None) -> dict[str, Any]:
+    """A prompt-completion row of any task's instance: its GRPO row and its gold answer."""
+    return {
+        **row(instance, prompt_format, system),
+        "completion": completion_of(instance, prompt_format),
+    }
+
+
+def gold_dataset(instances: Sequence[Instance], prompt_format: str, system: str | None):
+    """A `datasets.Dataset` of the instances' prompt-completion rows (`gold_row`), in order."""
+    from datasets import Dataset
+
+    return Dataset.from_list([gold_row(instance, prompt_format, system) for instance in instances])
 
 
 def mix_entries(
@@ -178,13 +198,7 @@ def sft_dataset(
     rows = []
     for record, reasons in entries:
         instance = Instance.from_record(json.loads(record))
-        rows.append(
-            {
-                **row(instance, prompt_format, system),
-                "completion": completion_of(instance, prompt_format),
-                "residual": list(reasons),
-            }
-        )
+        rows.append({**gold_row(instance, prompt_format, system), "residual": list(reasons)})
     return Dataset.from_list(rows)
 
 

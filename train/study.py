@@ -1,0 +1,590 @@
+"""`argc study`: a learning study in one command. From one YAML config
+(`train/configs/learn-*.yaml`, documented in docs/learning.md) it builds a small model from
+scratch, teaches it with a supervised stage, evaluates it greedily on held-out instances,
+trains it with GRPO under the family's verifier reward (one arm per reward list, each from the
+same supervised checkpoint), evaluates each GRPO checkpoint on the same instances and writes a
+summary a reader can re-score with `argc score`.
+
+Stages, each skipped when its output exists (outputs are written whole, models through a
+temporary folder), in the output folder:
+
+1. `instances.jsonl`: the held-out instances (a recipe with its own seed, or a KG family's
+   cells of the eval split), checked disjoint from every training prompt;
+2. `model/`: the tiny Qwen2 model and byte-level BPE tokenizer (`argc.train.tiny`), the
+   tokenizer trained on the training texts only;
+3. `pretrain/` (optional, KG): `argc kg pretrain` of that model on the pretraining split's
+   corpus of some cells (`pretrain/corpus.jsonl`, `pretrain/model/`);
+4. `supervised/`: SFT (TRL) on gold answers: a norm SFT mix (`argc.train.sft`), or the gold
+   answers of a recipe's training instances (`sft.gold_dataset`);
+5. `before.jsonl`: greedy predictions of the supervised checkpoint;
+6. `arms/<arm>/`: GRPO (`argc train`'s trainer) from the supervised checkpoint, with a
+   held-out subset evaluated every `curve_every` steps (`curve.json`);
+7. `after-<arm>.jsonl` for each arm, and `after.jsonl`, the first arm's;
+8. `summary.json` (`argc.train.study_report`), `baseline.jsonl` (the trivial baseline's
+   predictions) and `curves.png`; for KG, per-cell heatmaps under `heatmaps/`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from argc.dsl.errors import ArgcError
+from argc.files import write_output
+from argc.train.tiny import TinySpec
+from argc.train.trainer import (
+    EXIT_INPUT_ERROR,
+    EXIT_OK,
+    HISTORY,
+    ConfigError,
+    _check,
+    _count,
+    _dataclass,
+    _trl_args,
+    config_recipe,
+    read_config,
+)
+
+FAMILIES = ("arggym", "norms", "kg")
+INSTANCES, BEFORE, AFTER, SUMMARY = "instances.jsonl", "before.jsonl", "after.jsonl", "summary.json"
+BASELINE, CURVES, TIMES, CURVE = "baseline.jsonl", "curves.png", "stages.json", "curve.json"
+MODEL, PRETRAIN, SUPERVISED, ARMS = "model", "pretrain", "supervised", "arms"
+
+
+@dataclass(frozen=True)
+class HeldOutSpec:
+    """The held-out instances: a recipe (`recipe`, its seed apart from the training seeds)
+    or, for KG, `kg: {families, cells: [[D, T], ...], per_cell}` on the eval split; greedy
+    decoding up to `max_tokens` tokens in batches of `batch_size`; every `curve_every` GRPO
+    steps (0: never) the first `curve_subset` instances are evaluated for the curves."""
+
+    recipe: Any = None
+    kg: dict[str, Any] | None = None
+    max_tokens: int = 256
+    batch_size: int = 16
+    curve_every: int = 0
+    curve_subset: int = 50
+
+
+@dataclass(frozen=True)
+class PretrainSpec:
+    """KG pretraining: the pretraining split's corpus on `cells` ([[D, T], ...]), `per_cell`
+    rows a cell, mixed by `mix` (family: weight), blocks of `context` tokens, and
+    `transformers.TrainingArguments` (`args`) over `argc kg pretrain`'s defaults."""
+
+    cells: list[list[int]]
+    per_cell: int
+    args: dict[str, Any]
+    mix: dict[str, int] = field(default_factory=lambda: {"deductive": 1})
+    context: int = 512
+
+
+@dataclass(frozen=True)
+class SupervisedSpec:
+    """The supervised stage: `trl.SFTConfig` arguments (`args`) on either a norm SFT mix
+    (`mix`, `instances` rows, `seed`, `levels`) or the gold answers of a recipe's training
+    instances (`recipe`)."""
+
+    args: dict[str, Any]
+    recipe: Any = None
+    mix: str | None = None
+    instances: int = 0
+    seed: int = 0
+    levels: list[int] | None = None
+
+
+@dataclass(frozen=True)
+class GrpoSpec:
+    """GRPO: the training recipe, one arm per entry of `arms` (name: reward list as in
+    `argc train`), optional `reward_weights` per arm, and `trl.GRPOConfig` arguments."""
+
+    recipe: Any
+    arms: dict[str, list[Any]]
+    args: dict[str, Any]
+    reward_weights: dict[str, list[float]] | None = None
+    scoring_workers: int = 1
+
+
+@dataclass(frozen=True)
+class StudyConfig:
+    """A learning study (module docstring)."""
+
+    family: str
+    model: TinySpec
+    supervised: SupervisedSpec
+    heldout: HeldOutSpec
+    grpo: GrpoSpec
+    pretrain: PretrainSpec | None = None
+    workers: int = 1
+
+
+# -- the config ----------------------------------------------------------------------------
+
+
+def load_study(path: Path) -> StudyConfig:
+    """Read and check a study config; recipes are parsed (relative names from its folder)."""
+    raw = read_config(path, StudyConfig)
+    _check(raw.family in FAMILIES, "family", "one of " + ", ".join(FAMILIES))
+    model = _dataclass(TinySpec, raw.model, "model")
+    for name, value in vars(model).items():
+        _check(_count(value, 0), f"model.{name}", "a non-negative integer")
+    supervised = _dataclass(SupervisedSpec, raw.supervised, "supervised")
+    _check(
+        (supervised.recipe is None) != (supervised.mix is None),
+        "supervised",
+        "exactly one of 'recipe' and 'mix'",
+    )
+    if supervised.recipe is not None:
+        supervised = replace(supervised, recipe=_recipe(supervised.recipe, path))
+    else:
+        _check(_count(supervised.instances, 1), "supervised.instances", "a positive integer")
+    heldout = _dataclass(HeldOutSpec, raw.heldout, "heldout")
+    _check(
+        (heldout.recipe is None) != (heldout.kg is None),
+        "heldout",
+        "exactly one of 'recipe' and 'kg'",
+    )
+    if heldout.recipe is not None:
+        heldout = replace(heldout, recipe=_recipe(heldout.recipe, path))
+    for name in ("max_tokens", "batch_size", "curve_subset"):
+        _check(_count(getattr(heldout, name), 1), f"heldout.{name}", "a positive integer")
+    _check(_count(heldout.curve_every, 0), "heldout.curve_every", "a non-negative integer")
+    grpo = _dataclass(GrpoSpec, raw.grpo, "grpo")
+    _check(isinstance(grpo.arms, dict) and grpo.arms, "grpo.arms", "a mapping of arm: rewards")
+    _check("output_dir" not in grpo.args, "grpo.args", "no output_dir (arms/<arm>/)")
+    grpo = replace(grpo, recipe=_recipe(grpo.recipe, path))
+    pretrain = None
+    if raw.pretrain is not None:
+        pretrain = _dataclass(PretrainSpec, raw.pretrain, "pretrain")
+        _check(raw.family == "kg", "pretrain", "only in a kg study")
+    _check(_count(raw.workers, 1), "workers", "a positive integer")
+    return replace(
+        raw, model=model, supervised=supervised, heldout=heldout, grpo=grpo, pretrain=pretrain
+    )
+
+
+def _recipe(value: Any, path: Path) -> Any:
+    """A recipe given inline or by name or file, parsed."""
+    from argc.train.recipes import load_recipe
+
+    recipe = config_recipe(value, Path(path))
+    return load_recipe(recipe) if isinstance(recipe, str) else recipe
+
+
+# -- the stages ----------------------------------------------------------------------------
+
+
+class Study:
+    """A study's stages over its output folder (module docstring)."""
+
+    def __init__(self, config: StudyConfig, out: Path, max_steps: int | None = None):
+        self.config, self.out, self.max_steps = config, Path(out), max_steps
+        self.recipe = config.grpo.recipe
+        self.chat = self.recipe.prompt_format == "chat"
+
+    def run(self) -> dict[str, Any]:
+        """Every stage not done yet; returns the summary."""
+        from tqdm import tqdm
+
+        self.out.mkdir(parents=True, exist_ok=True)
+        stages = [
+            ("data", self.data),
+            ("model", self.model),
+            ("pretrain", self.pretrain),
+            ("supervised", self.supervised),
+            ("before", self.before),
+            *[(f"grpo {arm}", lambda arm=arm: self.grpo(arm)) for arm in self.config.grpo.arms],
+            *[(f"after {arm}", lambda arm=arm: self.after(arm)) for arm in self.config.grpo.arms],
+        ]
+        with tqdm(stages, desc="study", unit="stage") as progress:
+            for name, stage in progress:
+                progress.set_postfix_str(name)
+                self._timed(name, stage)
+        return write_summary(self)
+
+    def _timed(self, name: str, stage: Any) -> None:
+        """Run a stage, adding its seconds to TIMES when it did work."""
+        start = time.monotonic()
+        if stage() is False:
+            return
+        times = self.times()
+        times[name] = round(time.monotonic() - start, 1)
+        write_output(self.out / TIMES, json.dumps(times, indent=1) + "\n")
+
+    def times(self) -> dict[str, float]:
+        path = self.out / TIMES
+        return json.loads(path.read_text()) if path.is_file() else {}
+
+    # data
+
+    def training_instances(self) -> list[Any]:
+        """The supervised stage's instances (a recipe's, or the norm mix's)."""
+        from argc.tasks import Instance
+
+        spec = self.config.supervised
+        if spec.recipe is not None:
+            return _instances(spec.recipe, self.config.workers, self.out / "supervised-data.jsonl")
+        from argc.train.sft import mix_entries
+
+        levels = tuple(spec.levels) if spec.levels else (1, 8)
+        entries = mix_entries(
+            spec.mix, spec.instances, spec.seed, levels=levels, workers=self.config.workers
+        )
+        return [Instance.from_record(json.loads(record)) for record, _ in entries]
+
+    def grpo_instances(self) -> list[Any]:
+        return _instances(self.recipe, self.config.workers, self.out / "grpo-data.jsonl")
+
+    def data(self) -> bool:
+        """The held-out instances, refused when a prompt is also a training prompt."""
+        if (self.out / INSTANCES).is_file():
+            return False
+        heldout = heldout_instances(self.config.heldout, self.config.workers)
+        seen = {i.prompt for i in [*self.training_instances(), *self.grpo_instances()]}
+        shared = [instance.id for instance in heldout if instance.prompt in seen]
+        if shared:
+            raise ArgcError(
+                f"{len(shared)} held-out instances are training instances too ({shared[0]},"
+                " ...): give the held-out recipe another seed"
+            )
+        write_output(self.out / INSTANCES, "".join(i.to_json() + "\n" for i in heldout))
+        return True
+
+    def heldout(self) -> list[Any]:
+        from argc.tasks.cli import read_instances
+
+        return read_instances(self.out / INSTANCES)
+
+    # model
+
+    def model(self) -> bool:
+        from argc.train import tiny
+        from argc.train.pretrain import save_atomically
+        from argc.train.trainer import corpus
+
+        folder = self.out / MODEL
+        if folder.is_dir():
+            return False
+        texts = corpus(self._gold(self.training_instances()))
+        texts += corpus(self._gold(self.grpo_instances()))
+        save_atomically(folder, lambda staging: tiny.build(self.config.model, texts, staging))
+        return True
+
+    def _gold(self, instances: list[Any]):
+        from argc.train.sft import gold_dataset
+
+        return gold_dataset(instances, self.recipe.prompt_format, self.recipe.system)
+
+    def pretrain(self) -> bool:
+        """KG pretraining of the built model on the corpus of the configured cells."""
+        spec = self.config.pretrain
+        folder = self.out / PRETRAIN
+        if spec is None or (folder / "model").is_dir():
+            return False
+        from argc.tasks.kg.splits import build_corpus, corpus_chunks
+        from argc.train import pretrain
+
+        folder.mkdir(exist_ok=True)
+        corpus = folder / "corpus.jsonl"
+        cells = [tuple(cell) for cell in spec.cells]
+        build_corpus(
+            corpus,
+            corpus_chunks("pretrain", spec.per_cell, spec.mix, cells=cells),
+            workers=self.config.workers,
+        )
+        shape = replace(pretrain.PRESETS["kg-tiny"], context=spec.context)
+        settings = {**pretrain.TABLE_11, **pretrain.RUN_DEFAULTS, **spec.args}
+        pretrain.pretrain(
+            pretrain.PretrainConfig(
+                corpus=corpus,
+                output_dir=folder,
+                model=shape,
+                training=settings,
+                init=self.out / MODEL,
+            )
+        )
+        return True
+
+    def start_model(self) -> Path:
+        """The model the supervised stage starts from."""
+        pretrained = self.out / PRETRAIN / "model"
+        return pretrained if pretrained.is_dir() else self.out / MODEL
+
+    def supervised(self) -> bool:
+        """SFT on the gold answers; the model and tokenizer saved to `supervised/`."""
+        from trl import SFTConfig, SFTTrainer
+
+        from argc.train.pretrain import save_atomically
+
+        folder = self.out / SUPERVISED
+        if folder.is_dir():
+            return False
+        spec = self.config.supervised
+        scratch = self.out / ".supervised-run"
+        args = _trl_args(SFTConfig, {**spec.args, "output_dir": str(scratch)}, "supervised.args")
+        dataset = self._gold(self.training_instances())
+        trainer = SFTTrainer(
+            model=str(self.start_model()),
+            args=args,
+            train_dataset=dataset,
+            processing_class=_tokenizer(self.start_model()),
+        )
+        trainer.train()
+
+        def save(staging: Path) -> None:
+            trainer.save_model(str(staging))
+            (staging / HISTORY).write_text(json.dumps(trainer.state.log_history, indent=1) + "\n")
+
+        save_atomically(folder, save)
+        shutil.rmtree(scratch, ignore_errors=True)
+        return True
+
+    # evaluation
+
+    def predict(self, model: Path, instances: list[Any], desc: str) -> dict[str, str]:
+        """Greedy responses of a model folder, in the prompt format it was trained with."""
+        from tqdm import tqdm
+
+        from argc.bench.local import LocalModel
+
+        spec = self.config.heldout
+        local = LocalModel(
+            model,
+            max_tokens=spec.max_tokens,
+            temperature=0.0,
+            system=self.recipe.system,
+            prompt_format="chat" if self.chat else "raw",
+        )
+        responses: dict[str, str] = {}
+        with tqdm(total=len(instances), desc=desc, disable=len(instances) < 2) as progress:
+
+            def record(instance: Any, completion: Any) -> None:
+                responses[instance.id] = completion.response or ""
+                progress.update()
+
+            local.complete_in_batches(
+                instances, lambda i: i.prompt, record, threading.Event(), spec.batch_size
+            )
+        return {instance.id: responses[instance.id] for instance in instances}
+
+    def _write_predictions(self, path: Path, model: Path, desc: str) -> bool:
+        if path.is_file():
+            return False
+        responses = self.predict(model, self.heldout(), desc)
+        lines = [
+            json.dumps({"id": key, "response": value}) + "\n" for key, value in responses.items()
+        ]
+        write_output(path, "".join(lines))
+        return True
+
+    def before(self) -> bool:
+        return self._write_predictions(self.out / BEFORE, self.out / SUPERVISED, "before")
+
+    def after(self, arm: str) -> bool:
+        path = self.out / f"after-{arm}.jsonl"
+        wrote = self._write_predictions(path, self.arm_folder(arm) / "model", f"after {arm}")
+        first = next(iter(self.config.grpo.arms))
+        if arm == first and not (self.out / AFTER).is_file():
+            write_output(self.out / AFTER, path.read_bytes())
+        return wrote
+
+    # GRPO
+
+    def arm_folder(self, arm: str) -> Path:
+        return self.out / ARMS / arm
+
+    def grpo(self, arm: str) -> bool:
+        """GRPO of one arm from the supervised checkpoint (`argc train`'s trainer), with the
+        curve subset evaluated every `curve_every` steps."""
+        from argc.train import trainer as training
+        from argc.train.pretrain import save_atomically
+
+        folder = self.arm_folder(arm)
+        if (folder / "model").is_dir():
+            return False
+        spec = self.config.grpo
+        weights = (spec.reward_weights or {}).get(arm)
+        config = training.TrainConfig(
+            recipe=self.recipe,
+            model=training.ModelSpec(path=str((self.out / SUPERVISED).resolve())),
+            rewards=spec.arms[arm],
+            grpo=dict(spec.args),
+            reward_weights=weights,
+            workers=self.config.workers,
+            scoring_workers=spec.scoring_workers,
+        )
+        run = folder / "run"
+        trainer = training.train(config, output_dir=run, max_steps=self.max_steps, dry_run=True)
+        curve = CurveCallback(self, trainer.processing_class, folder / CURVE)
+        trainer.add_callback(curve)
+        trainer.train()
+
+        def save(staging: Path) -> None:
+            trainer.save_model(str(staging))
+            trainer.processing_class.save_pretrained(str(staging))
+
+        save_atomically(folder / "model", save)
+        write_output(folder / HISTORY, json.dumps(trainer.state.log_history, indent=1) + "\n")
+        shutil.rmtree(run, ignore_errors=True)
+        return True
+
+    def curve_instances(self) -> list[Any]:
+        return self.heldout()[: self.config.heldout.curve_subset]
+
+
+class CurveCallback:
+    """A `transformers.TrainerCallback` that evaluates the curve subset greedily every
+    `curve_every` steps (and at the last step), appending {step, success} to a JSON file."""
+
+    def __new__(cls, study: Study, tokenizer: Any, path: Path):
+        from transformers import TrainerCallback
+
+        class Callback(TrainerCallback):
+            def on_step_end(
+                self, args: Any, state: Any, control: Any, model: Any = None, **kwargs: Any
+            ) -> None:
+                every = study.config.heldout.curve_every
+                last = state.global_step == state.max_steps
+                if every and (state.global_step % every == 0 or last):
+                    _curve_point(study, model, tokenizer, path, state.global_step)
+
+        return Callback()
+
+
+def _curve_point(study: Study, model: Any, tokenizer: Any, path: Path, step: int) -> None:
+    from argc.train.study_report import successes
+
+    instances = study.curve_instances()
+    with tempfile.TemporaryDirectory() as folder:
+        model.save_pretrained(folder)
+        tokenizer.save_pretrained(folder)
+        responses = study.predict(Path(folder), instances, f"curve step {step}")
+    won = successes(instances, responses)
+    points = json.loads(path.read_text()) if path.is_file() else []
+    points = [p for p in points if p["step"] != step]
+    points.append({"step": step, "success": sum(won) / len(won) if won else None})
+    write_output(path, json.dumps(points) + "\n")
+
+
+def _tokenizer(path: Path):
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(path)
+
+
+def _instances(recipe: Any, workers: int, cache: Path) -> list[Any]:
+    """A recipe's instances in plan order (`argc.train.data.build_dataset`)."""
+    from argc.tasks import Instance
+    from argc.train.data import build_dataset
+    from argc.train.recipes import KgRecipe
+
+    kept = cache if isinstance(recipe, KgRecipe) else None
+    dataset = build_dataset(recipe, workers=workers, cache=kept)
+    return [Instance.from_record(json.loads(record)) for record in dataset["instance"]]
+
+
+def heldout_instances(spec: HeldOutSpec, workers: int) -> list[Any]:
+    """The held-out instances: the recipe's, or the KG eval split's of the cells."""
+    if spec.recipe is not None:
+        from argc.tasks import Instance
+        from argc.train.data import build_dataset
+
+        dataset = build_dataset(spec.recipe, workers=workers)
+        return [Instance.from_record(json.loads(record)) for record in dataset["instance"]]
+    from argc.train.data import generate_kg_slot
+    from argc.train.recipes import KgSlot
+
+    kg = spec.kg or {}
+    families = kg.get("families", ["deductive"])
+    return [
+        generate_kg_slot(KgSlot(family, depth, complexity, index, split="eval"))
+        for family in families
+        for depth, complexity in kg["cells"]
+        for index in range(kg["per_cell"])
+    ]
+
+
+# -- the summary ---------------------------------------------------------------------------
+
+
+def write_summary(study: Study) -> dict[str, Any]:
+    """summary.json, baseline.jsonl, curves.png and, for KG, the heatmaps of a finished study
+    (`argc.train.study_report.summarise`)."""
+    from trl import GRPOConfig
+
+    from argc.train import study_report as report
+
+    out, config = study.out, study.config
+    arms = list(config.grpo.arms)
+    args = _trl_args(GRPOConfig, {**config.grpo.args, "output_dir": str(out / ARMS)}, "grpo.args")
+    per_step = args.per_device_train_batch_size * args.gradient_accumulation_steps
+    cells = training_cells(config) if config.family == "kg" else None
+    minutes = sum(study.times().values()) / 60
+    summary = report.summarise(out, config.family, arms, per_step * args.world_size, minutes, cells)
+    instances = study.heldout()
+    _, trivial = report.trivial_predictions(instances)
+    lines = [json.dumps({"id": key, "response": value}) + "\n" for key, value in trivial.items()]
+    write_output(out / BASELINE, "".join(lines))
+    if cells is not None:
+        before = report.successes(instances, report.read_predictions_file(out / BEFORE))
+        runs = {
+            f"after-{arm}": report.successes(
+                instances, report.read_predictions_file(out / f"after-{arm}.jsonl")
+            )
+            for arm in arms
+        }
+        summary["heatmaps"] = report.kg_heatmaps(
+            instances, runs, before, dict.fromkeys(runs, cells), out / "heatmaps"
+        )
+    report.write_json(out / SUMMARY, summary)
+    report.write_curves(out, summary, out / CURVES)
+    return summary
+
+
+def training_cells(config: StudyConfig) -> set[tuple[int, int]]:
+    """The (D, T) cells a KG study trains on: its pretraining, supervised and GRPO cells."""
+    from argc.train.recipes import KgRecipe
+
+    cells = {(d, t) for d, t in config.pretrain.cells} if config.pretrain else set()
+    for recipe in (config.supervised.recipe, config.grpo.recipe):
+        if isinstance(recipe, KgRecipe):
+            cells |= {(cell.depth, cell.complexity) for cell in recipe.cells}
+    return cells
+
+
+# -- the command ---------------------------------------------------------------------------
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", required=True, type=Path, help="the study config (YAML)")
+    parser.add_argument("--out", required=True, type=Path, help="the study's output folder")
+    parser.add_argument("--max-steps", type=int, help="override each arm's GRPO max_steps")
+
+
+def run(args: argparse.Namespace) -> int:
+    """`argc study`; returns the exit code."""
+    try:
+        config = load_study(args.config)
+        summary = Study(config, args.out, args.max_steps).run()
+    except ConfigError as error:
+        print(f"argc study: {args.config}: {error}", file=sys.stderr)
+        return EXIT_INPUT_ERROR
+    except ArgcError as error:
+        print(f"argc study: {error}", file=sys.stderr)
+        return EXIT_INPUT_ERROR
+    before = summary["before"]["success"]
+    arms = ", ".join(
+        f"{arm} {row['after']['success']:.3f} (p {row['mcnemar']['p']:.3g})"
+        for arm, row in summary["arms"].items()
+    )
+    print(f"held-out success: before {before:.3f}; after {arms}")
+    print(f"summary: {args.out / SUMMARY}")
+    return EXIT_OK
