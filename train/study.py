@@ -89,9 +89,9 @@ class PretrainSpec:
 
 @dataclass(frozen=True)
 class SupervisedSpec:
-    """The supervised stage: `trl.SFTConfig` arguments (`args`) on either a norm SFT mix
-    (`mix`, `instances` rows, `seed`, `levels`) or the gold answers of a recipe's training
-    instances (`recipe`)."""
+    """The supervised stage: `trl.SFTConfig` arguments (`args`) on the gold answers of a norm
+    SFT mix (`mix`, `instances` rows, `seed`, `levels`: `argc.train.sft`), of a recipe's
+    training instances (`recipe`), or of both (the mix's rows first)."""
 
     args: dict[str, Any]
     recipe: Any = None
@@ -138,13 +138,16 @@ def load_study(path: Path) -> StudyConfig:
         _check(_count(value, 0), f"model.{name}", "a non-negative integer")
     supervised = _dataclass(SupervisedSpec, raw.supervised, "supervised")
     _check(
-        (supervised.recipe is None) != (supervised.mix is None),
+        supervised.recipe is not None or supervised.mix is not None,
         "supervised",
-        "exactly one of 'recipe' and 'mix'",
+        "a 'recipe', a 'mix' or both",
     )
     if supervised.recipe is not None:
         supervised = replace(supervised, recipe=_recipe(supervised.recipe, path))
-    else:
+    if supervised.mix is not None:
+        from argc.train.sft import MIXES
+
+        _check(supervised.mix in MIXES, "supervised.mix", "one of " + ", ".join(MIXES))
         _check(_count(supervised.instances, 1), "supervised.instances", "a positive integer")
     heldout = _dataclass(HeldOutSpec, raw.heldout, "heldout")
     _check(
@@ -226,19 +229,23 @@ class Study:
     # data
 
     def training_instances(self) -> list[Any]:
-        """The supervised stage's instances (a recipe's, or the norm mix's)."""
+        """The supervised stage's instances: the norm mix's rows (replays repeated), then the
+        recipe's instances."""
         from argc.tasks import Instance
 
-        spec = self.config.supervised
-        if spec.recipe is not None:
-            return _instances(spec.recipe, self.config.workers, self.out / "supervised-data.jsonl")
-        from argc.train.sft import mix_entries
+        spec, found = self.config.supervised, []
+        if spec.mix is not None:
+            from argc.train.sft import DEFAULT_LEVELS, mix_entries
 
-        levels = tuple(spec.levels) if spec.levels else (1, 8)
-        entries = mix_entries(
-            spec.mix, spec.instances, spec.seed, levels=levels, workers=self.config.workers
-        )
-        return [Instance.from_record(json.loads(record)) for record, _ in entries]
+            levels = tuple(spec.levels) if spec.levels else DEFAULT_LEVELS
+            entries = mix_entries(
+                spec.mix, spec.instances, spec.seed, levels=levels, workers=self.config.workers
+            )
+            found += [Instance.from_record(json.loads(record)) for record, _ in entries]
+        if spec.recipe is not None:
+            cache = self.out / "supervised-data.jsonl"
+            found += _instances(spec.recipe, self.config.workers, cache)
+        return found
 
     def grpo_instances(self) -> list[Any]:
         return _instances(self.recipe, self.config.workers, self.out / "grpo-data.jsonl")
