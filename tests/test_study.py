@@ -1,0 +1,209 @@
+"""`argc study`: the smoke variant of each learning-study config runs every stage, writes
+files that parse, resumes without redoing work, and its summary agrees with `argc score` on
+its files; the summary statistics against hand-computed values; the honesty checks."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("trl")
+
+from argc.bench.report import wilson
+from argc.cli import main
+from argc.dsl.ir import Ordering
+from argc.tasks import generate
+from argc.tasks.norms.metrics import mcnemar
+from argc.train import study_report as report
+from argc.train.study import Study, heldout_instances, load_study
+
+CONFIGS = Path(__file__).resolve().parents[1] / "train" / "configs"
+FAMILIES = ("arggym", "norms", "kg")
+
+
+@pytest.fixture(scope="module", params=FAMILIES)
+def smoke(request, tmp_path_factory) -> tuple[str, Path]:
+    """A finished smoke study of a family, run through the command line."""
+    out = tmp_path_factory.mktemp(f"study-{request.param}")
+    config = CONFIGS / f"learn-{request.param}-smoke.yaml"
+    assert main(["study", "--config", str(config), "--out", str(out)]) == 0
+    return request.param, out
+
+
+def _lines(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def _rescored(out: Path, predictions: str, tmp_path: Path) -> float:
+    """The success rate `argc score` gives the predictions file."""
+    rows = tmp_path / f"{predictions}.scored.jsonl"
+    code = main(["score", str(out / "instances.jsonl"), str(out / predictions), "--out", str(rows)])
+    assert code == 0
+    scored = _lines(rows)
+    return sum(row["success"] for row in scored) / len(scored)
+
+
+def test_smoke_study_writes_its_files(smoke):
+    family, out = smoke
+    config = load_study(CONFIGS / f"learn-{family}-smoke.yaml")
+    instances = _lines(out / "instances.jsonl")
+    ids = [row["id"] for row in instances]
+    for name in ("before.jsonl", "after.jsonl", "baseline.jsonl"):
+        assert [row["id"] for row in _lines(out / name)] == ids
+        assert all(isinstance(row["response"], str) for row in _lines(out / name))
+    for arm in config.grpo.arms:
+        assert (out / f"after-{arm}.jsonl").is_file()
+        assert json.loads((out / "arms" / arm / "log_history.json").read_text())
+    assert (out / "curves.png").read_bytes().startswith(b"\x89PNG")
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["family"] == family
+    assert summary["instances"] == len(ids)
+    assert set(summary["arms"]) == set(config.grpo.arms)
+    assert len(summary["between_arms"]) == len(config.grpo.arms) * (len(config.grpo.arms) - 1) // 2
+    first = next(iter(config.grpo.arms))
+    assert (out / "after.jsonl").read_bytes() == (out / f"after-{first}.jsonl").read_bytes()
+    grpo = summary["arms"][first]["grpo"]
+    assert grpo["steps"] == config.grpo.args["max_steps"]
+    assert 0 <= grpo["zero_std_fraction"] <= 1
+    if family == "kg":
+        cells = summary["arms"][first]["cells"]
+        assert cells["in_recipe"]["before"]["n"] + cells["out_of_recipe"]["before"]["n"] == len(ids)
+        assert summary["heatmaps"]
+        assert all((out / "heatmaps" / name).is_file() for name in summary["heatmaps"])
+
+
+def test_summary_agrees_with_argc_score(smoke, tmp_path):
+    _, out = smoke
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["success_before"] == _rescored(out, "before.jsonl", tmp_path)
+    assert summary["success_after"] == _rescored(out, "after.jsonl", tmp_path)
+    assert summary["trivial_baseline"]["success"] == _rescored(out, "baseline.jsonl", tmp_path)
+    for arm, row in summary["arms"].items():
+        assert row["after"]["success"] == _rescored(out, f"after-{arm}.jsonl", tmp_path)
+
+
+def test_a_finished_study_reruns_without_work(smoke):
+    family, out = smoke
+    stages = (out / "stages.json").read_text()
+    after = (out / "after.jsonl").stat().st_mtime_ns
+    config = load_study(CONFIGS / f"learn-{family}-smoke.yaml")
+    Study(config, out).run()
+    assert (out / "stages.json").read_text() == stages
+    assert (out / "after.jsonl").stat().st_mtime_ns == after
+
+
+# -- the statistics ------------------------------------------------------------------------
+
+
+def test_wilson_interval_by_hand():
+    # 5/10: centre 0.5, half-width z/(1 + z²/n) * sqrt(p(1-p)/n + z²/(4n²)) = 0.263406
+    low, high = wilson(5, 10)
+    assert low == pytest.approx(0.236594, abs=1e-6)
+    assert high == pytest.approx(0.763406, abs=1e-6)
+    # 0/4: upper bound z² / (n + z²) = 3.841459 / 7.841459
+    assert wilson(0, 4) == (0.0, pytest.approx(0.489891, abs=1e-6))
+    assert report.rate([True, False, False, False])["success"] == 0.25
+
+
+def test_exact_mcnemar_by_hand():
+    # b = 1 item right only before, c = 6 right only after: p = 2 (C(7,0) + C(7,1)) / 2^7
+    before = [True] + [False] * 6 + [True, False]
+    after = [False] + [True] * 6 + [True, False]
+    assert mcnemar(before, after) == {"b": 1, "c": 6, "p": 0.125}
+    paired = report.paired(before, after)
+    assert paired["p"] == 0.125
+    assert paired["delta"] == pytest.approx(5 / 9)
+    assert mcnemar([True, False], [True, False])["p"] == 1.0
+
+
+# -- the honesty checks --------------------------------------------------------------------
+
+
+def _status_queries(count: int) -> list:
+    return [generate("status_query", 1, Ordering("last-link", "elitist"), s) for s in range(count)]
+
+
+def test_pyarg_reverifies_status_query_answers():
+    pytest.importorskip("py_arg")
+    instances = _status_queries(2)
+    gold = {i.id: f"<answer>{i.reference}</answer>" for i in instances}
+    checked = report.reverify(instances, gold, [True, True])
+    assert checked["verifiers"] == {"PyArg grounded statuses": {"checked": 2, "agreed": 2}}
+    first = instances[0]
+    claim = next(iter(first.target))
+    wrong = "overruled" if first.target[claim] != "overruled" else "justified"
+    lines = [f"{c}: {wrong if c == claim else s}" for c, s in first.target.items()]
+    bad = {first.id: "<answer>" + "\n".join(lines) + "</answer>"}
+    assert report.reverify([first], bad, [True])["verifiers"]["PyArg grounded statuses"] == {
+        "checked": 1,
+        "agreed": 0,
+    }
+
+
+def test_tasks_without_a_verifier_are_named():
+    instance = generate("claim_chain", 1, Ordering("last-link", "elitist"), 0)
+    checked = report.reverify([instance], {instance.id: instance.reference}, [True])
+    assert checked == {
+        "verifiers": {},
+        "unverified_tasks": {"claim_chain": "no independent verifier in the library"},
+    }
+
+
+def test_trivial_baseline_labels_every_claim_alike():
+    instances = _status_queries(3)
+    name, responses = report.trivial_predictions(instances)
+    status = name.rsplit(" ", 1)[1]
+    assert status in report.STATUSES
+    for instance in instances:
+        assert responses[instance.id] == (
+            "<answer>" + "\n".join(f"{c}: {status}" for c in instance.target) + "</answer>"
+        )
+
+
+def test_hacking_scan_finds_copies_and_wrong_well_formed_answers():
+    instances = _status_queries(2)
+    first, second = instances
+    copied = first.prompt.split("\n")[0]
+    assert len(copied) >= report.COPY_MIN_CHARS
+    responses = {
+        first.id: f"<answer>{copied}</answer>",
+        second.id: "<answer>" + "\n".join(f"{c}: undecided" for c in second.target) + "</answer>",
+    }
+    outcomes = report.successes(instances, responses)
+    scan = report.hacking_scan(instances, responses, outcomes)
+    assert scan["copies_question"] == 0.5
+    assert scan["well_formed_but_wrong"] == 0.5
+    assert scan["mean_response_chars"] == (len(responses[first.id]) + len(responses[second.id])) / 2
+
+
+def test_kg_heldout_comes_from_the_eval_split():
+    config = load_study(CONFIGS / "learn-kg-smoke.yaml")
+    instances = heldout_instances(config.heldout, workers=1)
+    assert {i.meta["split"] for i in instances} == {"eval"}
+    assert len(instances) == 4
+
+
+def test_heldout_sharing_a_training_prompt_is_refused(tmp_path):
+    from dataclasses import replace
+
+    from argc.dsl.errors import ArgcError
+
+    config = load_study(CONFIGS / "learn-arggym-smoke.yaml")
+    config = replace(config, heldout=replace(config.heldout, recipe=config.grpo.recipe))
+    with pytest.raises(ArgcError, match="held-out instances are training instances"):
+        Study(config, tmp_path).data()
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_cpu_configs_load_with_300_heldout_instances(family):
+    from argc.train.recipes import plan
+
+    config = load_study(CONFIGS / f"learn-{family}-cpu.yaml")
+    heldout = config.heldout
+    if heldout.recipe is not None:
+        count = len(plan(heldout.recipe))
+    else:
+        count = len(heldout.kg["families"]) * len(heldout.kg["cells"]) * heldout.kg["per_cell"]
+    assert count >= 300
