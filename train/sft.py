@@ -38,6 +38,9 @@ residual reason, until n rows are written (the last copies may be cut): its inst
 prefix of `answer_proof_falsification`'s with the same seed. Every mix of n rows has n rows;
 the trainer shuffles them. Deterministic in (mix, count, seed, levels, replay factor), whatever
 the number of workers.
+
+`gold_dataset` writes the same prompt-completion rows for any task's instances (a KG
+family's completion is its solution after a space, untagged, as in its corpus).
 """
 
 from __future__ import annotations
