@@ -39,6 +39,7 @@ from typing import Any
 
 from argc.dsl.errors import ArgcError
 from argc.files import write_output
+from argc.options import positive_int
 from argc.train.tiny import TinySpec
 from argc.train.trainer import (
     EXIT_INPUT_ERROR,
@@ -573,7 +574,7 @@ def training_cells(config: StudyConfig) -> set[tuple[int, int]]:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", required=True, type=Path, help="the study config (YAML)")
     parser.add_argument("--out", required=True, type=Path, help="the study's output folder")
-    parser.add_argument("--max-steps", type=int, help="override each arm's GRPO max_steps")
+    parser.add_argument("--max-steps", type=positive_int, help="override each arm's GRPO max_steps")
 
 
 def run(args: argparse.Namespace) -> int:
