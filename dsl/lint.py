@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 
+from argc.dsl.graphs import strongly_connected
 from argc.dsl.ir import Literal, Position, Theory
 
 
@@ -41,7 +42,7 @@ def _cycles(pairs: Sequence[tuple[Hashable, Hashable, Position | None]], what: s
     for stronger, weaker, _ in pairs:
         graph.setdefault(stronger, []).append(weaker)
         graph.setdefault(weaker, [])
-    cycles = [component for component in _components(graph) if len(component) > 1]
+    cycles = [component for component in strongly_connected(graph) if len(component) > 1]
     cycle_of = {item: index for index, component in enumerate(cycles) for item in component}
     first: dict[int, Position | None] = {}
     for stronger, weaker, position in pairs:
@@ -59,45 +60,6 @@ def _cycles(pairs: Sequence[tuple[Hashable, Hashable, Position | None]], what: s
             )
         )
     return warnings
-
-
-def _components(graph: dict[Hashable, list[Hashable]]) -> Iterable[set[Hashable]]:
-    """Strongly connected components (Tarjan's algorithm, iterative)."""
-    index: dict[Hashable, int] = {}
-    low: dict[Hashable, int] = {}
-    stack: list[Hashable] = []
-    on_stack: set[Hashable] = set()
-    for root in graph:
-        if root in index:
-            continue
-        work = [(root, iter(graph[root]))]
-        index[root] = low[root] = len(index)
-        stack.append(root)
-        on_stack.add(root)
-        while work:
-            node, successors = work[-1]
-            for successor in successors:
-                if successor not in index:
-                    index[successor] = low[successor] = len(index)
-                    stack.append(successor)
-                    on_stack.add(successor)
-                    work.append((successor, iter(graph[successor])))
-                    break
-                if successor in on_stack:
-                    low[node] = min(low[node], index[successor])
-            else:
-                work.pop()
-                if work:
-                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
-                if low[node] == index[node]:
-                    component = set()
-                    while True:
-                        member = stack.pop()
-                        on_stack.discard(member)
-                        component.add(member)
-                        if member == node:
-                            break
-                    yield component
 
 
 def _rules_named_like_atoms(theory: Theory) -> list[TheoryWarning]:

@@ -22,6 +22,7 @@ from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from argc.dsl.graphs import strongly_connected
 from argc.dsl.kg.simulate import INVERSE
 from argc.dsl.kg.world import KgWorld, KinshipFact
 
@@ -124,48 +125,6 @@ def _parents(family: _Family) -> Iterator[Violation]:
         )
 
 
-def _components(edges: dict[str, list[str]]) -> list[list[str]]:
-    """The strongly connected components of a directed graph with more than one node
-    (Tarjan's algorithm, iterative)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    found: list[list[str]] = []
-    for root in sorted(edges):
-        if root in index:
-            continue
-        work = [(root, iter(edges.get(root, ())))]
-        index[root] = low[root] = len(index)
-        stack.append(root)
-        on_stack.add(root)
-        while work:
-            node, children = work[-1]
-            child = next(children, None)
-            if child is None:
-                work.pop()
-                if work:
-                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
-                if low[node] == index[node]:
-                    component = []
-                    while True:
-                        member = stack.pop()
-                        on_stack.discard(member)
-                        component.append(member)
-                        if member == node:
-                            break
-                    if len(component) > 1:
-                        found.append(sorted(component))
-            elif child not in index:
-                index[child] = low[child] = len(index)
-                stack.append(child)
-                on_stack.add(child)
-                work.append((child, iter(edges.get(child, ()))))
-            elif child in on_stack:
-                low[node] = min(low[node], index[child])
-    return found
-
-
 def _acyclic(edges: list[tuple[str, str, int]]) -> bool:
     """Whether the directed edges (parent, child, fact) have no cycle (Kahn's algorithm)."""
     children: dict[str, list[str]] = {}
@@ -211,8 +170,9 @@ def _ancestors(family: _Family) -> Iterator[Violation]:
     children: dict[str, list[str]] = {}
     for parent, child, _ in edges:
         children.setdefault(parent, []).append(child)
-    for component in _components(children):
-        members = set(component)
+    for members in strongly_connected(children):
+        if len(members) < 2:
+            continue
         inside = sorted(
             (edge for edge in edges if edge[0] in members and edge[1] in members),
             key=lambda edge: edge[2],
@@ -228,7 +188,7 @@ def _ancestors(family: _Family) -> Iterator[Violation]:
         cycle = [parent, *_path(inside[:low], child, parent)]
         yield Violation(
             "ancestor",
-            tuple(component),
+            tuple(sorted(members)),
             culprit,
             f"{family.facts[culprit]} closes a cycle of descent ({' -> '.join(cycle)}, each a"
             " parent of the next); nobody is their own ancestor",
