@@ -57,9 +57,12 @@ def test_domain_tokenizer_is_bounded_and_round_trips(vocab: int) -> None:
     for text in [*texts[:20], "Zoë Ng breaks the glass vase (broken).\n\n  Step 2:"]:
         ids = tokenizer(text, add_special_tokens=False).input_ids
         assert tokenizer.decode(ids) == text
-    # with room in the vocabulary, the corpus's words are single tokens
-    words = len(tokenizer(" Alice Smith sells", add_special_tokens=False).input_ids)
-    assert words == 3 if vocab == pretrain.VOCAB_SIZE else words > 3
+    # with room in the vocabulary, the corpus's words are single tokens, spaces their own
+    tokens = tokenizer.tokenize(" Alice Smith sells")
+    if vocab == pretrain.VOCAB_SIZE:
+        assert tokens == ["Ġ", "Alice", "Ġ", "Smith", "Ġ", "sells"]
+    else:
+        assert len(tokens) > 6
 
 
 def test_kg_107m_matches_table_10() -> None:

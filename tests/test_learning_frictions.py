@@ -203,3 +203,41 @@ def test_the_command_line_names_the_recipe(
     argv = ["train", "--config", str(tmp_path / "learn.yaml"), "--recipe", str(recipe)]
     assert main([*argv, "--output-dir", str(tmp_path / "run"), "--dry-run"]) == 0
     assert "recipe mine: 2 examples, 1 (D, T) cells" in capsys.readouterr().out
+
+
+# The tokenizer: a name is the same tokens wherever it stands ---------------------------------
+
+
+def test_names_are_the_same_tokens_in_the_prompt_and_at_the_start_of_an_answer_line(
+    tmp_path: Path,
+) -> None:
+    """The answers of status_query start each line with a claim named in the prompt after a
+    space, and KG answers name persons after a space or at a line's start: with Qwen2's split
+    (` sf` against `sf`, digits alone) no claim of these instances was the same tokens in both
+    places, and a small model never learned to copy one."""
+    import re
+
+    from transformers import AutoTokenizer
+
+    from argc.dsl.ir import Ordering
+    from argc.tasks.framework import generate
+    from argc.train import tiny
+
+    instances = [generate("status_query", 2, Ordering("last-link", "elitist"), seed) for seed in range(12)]
+    texts = [instance.prompt + "\n" + instance.reference for instance in instances]
+    texts += ["Tina Wood gave the lamp to Brian Baker.\nBrian Baker holds the lamp."] * 20
+    folder = tiny.build(tiny.TinySpec(vocab_size=600), texts * 4, tmp_path / "model")
+    tokenizer = AutoTokenizer.from_pretrained(folder)
+    names = {n for i in instances for n in re.findall(r"^(\S+):", i.reference, re.M)}
+    names |= {"Tina", "Wood", "Brian", "Baker"}
+    assert len(names) > 20
+    for name in sorted(names):
+        alone = tokenizer.tokenize(name)
+        assert tokenizer.tokenize(f"claims: {name}")[-len(alone) :] == alone, name
+        assert tokenizer.tokenize(f"x\n{name}: y")[2 : 2 + len(alone)] == alone, name
+    assert tokenizer.tokenize("Brian Baker") == ["Brian", "Ġ", "Baker"]
+    # the folder loads as Qwen2's tokenizer (Qwen2's split): the same tokens as trained
+    assert type(tokenizer).__name__ == "Qwen2Tokenizer"
+    trained = tiny.train_tokenizer(texts * 4, 600)
+    for text in texts:
+        assert tokenizer(text).input_ids == trained(text).input_ids

@@ -13,10 +13,15 @@ from typing import Any
 BOS, END_OF_TURN, PAD = "<|im_start|>", "<|im_end|>", "<|endoftext|>"
 ROLES = ("system", "user", "assistant")
 
-#: Qwen2's pre-tokenizer split: `AutoTokenizer` rebuilds a qwen2 folder's tokenizer with it, so
-#: the tokenizer is trained with the same pipeline (NFC, this split, byte-level).
+#: The pre-tokenizer's split while training: Qwen2's, except that a word never takes the
+#: character before it (Qwen2 reads ` sf` and `(sf` as one piece). No merge then joins a space
+#: or a sign to a letter, so a name is the same tokens at the start of a line as after a space
+#: or a bracket, and a model can copy it from the prompt into its answer (with Qwen2's split
+#: the claims of status_query were ` sf` in the prompt and `sf` in the answer, and a small
+#: model copied none). A saved folder loads as Qwen2's tokenizer, which splits with Qwen2's
+#: pattern: without such merges that gives the same tokens.
 SPLIT = (
-    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*"
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*"
     r"|\s*[\r\n]+|\s+(?!\S)|\s+"
 )
 
