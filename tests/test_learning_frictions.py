@@ -241,3 +241,33 @@ def test_names_are_the_same_tokens_in_the_prompt_and_at_the_start_of_an_answer_l
     trained = tiny.train_tokenizer(texts * 4, 600)
     for text in texts:
         assert tokenizer(text).input_ids == trained(text).input_ids
+
+
+# Logs reach a file as they are printed ------------------------------------------------------
+
+
+def test_training_commands_write_their_logs_line_by_line() -> None:
+    """`argc study`, `argc train` and `argc kg pretrain` print their loss lines to a pipe or a
+    file; block-buffered, a study's log stayed empty for the whole supervised stage."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\nfrom argc.train.trainer import log_lines\nlog_lines()\n"
+        "print('first')\nsys.stdin.readline()\nprint('second')\n"
+    )
+    child = subprocess.Popen(
+        [sys.executable, "-c", code],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert child.stdout is not None and child.stdin is not None
+        assert child.stdout.readline() == "first\n"  # before the child can exit
+        child.stdin.write("\n")
+        child.stdin.close()
+        assert child.stdout.read() == "second\n"
+    finally:
+        child.kill()
+        child.wait()

@@ -51,6 +51,7 @@ from argc.train.trainer import (
     _resolve,
     _string,
     _trl_args,
+    log_lines,
     read_config,
 )
 
@@ -588,6 +589,7 @@ def with_overrides(
 
 def run(args: argparse.Namespace) -> int:
     """The `argc kg pretrain` command; returns the exit code."""
+    log_lines()
     try:
         config = with_overrides(
             load_config(args.config),

@@ -51,6 +51,7 @@ from argc.train.trainer import (
     _dataclass,
     _trl_args,
     config_recipe,
+    log_lines,
     read_config,
 )
 
@@ -579,6 +580,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """`argc study`; returns the exit code."""
+    log_lines()
     try:
         config = load_study(args.config)
         summary = Study(config, args.out, args.max_steps).run()

@@ -127,8 +127,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def log_lines() -> None:
+    """Write standard output line by line, so that a run's logs (loss lines, stages) reach
+    a file or a pipe as they are printed, not when a buffer fills."""
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(line_buffering=True)
+
+
 def run(args: argparse.Namespace) -> int:
     """The `argc train` command; returns the exit code."""
+    log_lines()
     try:
         config = load_config(args.config)
         if args.recipe is not None:
