@@ -207,3 +207,61 @@ def test_cpu_configs_load_with_300_heldout_instances(family):
     else:
         count = len(heldout.kg["families"]) * len(heldout.kg["cells"]) * heldout.kg["per_cell"]
     assert count >= 300
+
+
+# The model a study teaches ------------------------------------------------------------------
+
+
+def _with_model(tmp_path: Path, model: str) -> Path:
+    """The arggym smoke config with another `model:` line, written into tmp_path."""
+    text = (CONFIGS / "learn-arggym-smoke.yaml").read_text()
+    lines = [f"model: {model}" if line.startswith("model:") else line for line in text.split("\n")]
+    path = tmp_path / "study.yaml"
+    path.write_text("\n".join(lines))
+    return path
+
+
+def test_a_preset_model_is_built_with_the_presets_shape(tmp_path):
+    from argc.train.pretrain import PRESETS
+    from argc.train.study import PresetModel
+
+    config = load_study(_with_model(tmp_path, "{preset: kg-tiny, seed: 3}"))
+    assert config.model == PresetModel("kg-tiny", 3)
+    study = Study(config, tmp_path / "out")
+    study.data()
+    assert study.model()
+    built = json.loads((tmp_path / "out" / "model" / "config.json").read_text())
+    shape = PRESETS["kg-tiny"]
+    assert built["num_key_value_heads"] == shape.kv_heads != shape.heads
+    assert built["intermediate_size"] == shape.intermediate_size
+    assert built["max_position_embeddings"] == shape.context
+    assert built["vocab_size"] <= shape.vocab_size
+    assert study.start_model() == tmp_path / "out" / "model"
+
+
+def test_a_model_folder_is_taught_as_it_is(tmp_path):
+    from argc.train import tiny
+
+    folder = tiny.build(tiny.TinySpec(hidden_size=16, layers=1), ["a b c"], tmp_path / "mine")
+    config = load_study(_with_model(tmp_path, "{path: mine}"))  # relative to the config
+    study = Study(config, tmp_path / "out")
+    assert not study.model()
+    assert not (tmp_path / "out" / "model").exists()
+    assert study.start_model() == folder.resolve()
+
+
+@pytest.mark.parametrize(
+    ("model", "message"),
+    [
+        ("{preset: kg-huge}", "model.preset: expected one of kg-107m, kg-tiny"),
+        ("{path: missing}", "model.path: expected a model folder"),
+        ("{path: mine, seed: 1}", "model: unknown key"),
+        ("{hidden_size: -1}", "model.hidden_size: expected a non-negative integer"),
+    ],
+)
+def test_bad_model_sources_are_refused(tmp_path, model, message):
+    from argc.train.trainer import ConfigError
+
+    (tmp_path / "mine").mkdir()
+    with pytest.raises(ConfigError, match=message.replace(".", r"\.")):
+        load_study(_with_model(tmp_path, model))

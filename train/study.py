@@ -10,8 +10,9 @@ temporary folder), in the output folder:
 
 1. `instances.jsonl`: the held-out instances (a recipe with its own seed, or a KG family's
    cells of the eval split), checked disjoint from every training prompt;
-2. `model/`: the tiny Qwen2 model and byte-level BPE tokenizer (`argc.train.tiny`), the
-   tokenizer trained on the training texts only;
+2. `model/`: a Qwen2 model from scratch, a tiny shape or a preset of `argc kg pretrain`, with
+   the byte-level BPE tokenizer of `argc.train.tiny` trained on the training texts only (a
+   study from a local model folder, `model: {path: ...}`, builds none);
 3. `pretrain/` (optional, KG): `argc kg pretrain` of that model on the pretraining split's
    corpus of some cells (`pretrain/corpus.jsonl`, `pretrain/model/`);
 4. `supervised/`: SFT (TRL) on gold answers: a norm SFT mix (`argc.train.sft`), or the gold
@@ -34,6 +35,7 @@ import tempfile
 import threading
 import time
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +51,8 @@ from argc.train.trainer import (
     _check,
     _count,
     _dataclass,
+    _resolve,
+    _string,
     _trl_args,
     config_recipe,
     log_lines,
@@ -59,6 +63,23 @@ FAMILIES = ("arggym", "norms", "kg")
 INSTANCES, BEFORE, AFTER, SUMMARY = "instances.jsonl", "before.jsonl", "after.jsonl", "summary.json"
 BASELINE, CURVES, TIMES, CURVE = "baseline.jsonl", "curves.png", "stages.json", "curve.json"
 MODEL, PRETRAIN, SUPERVISED, ARMS = "model", "pretrain", "supervised", "arms"
+
+
+@dataclass(frozen=True)
+class PresetModel:
+    """A model from scratch of a shape of `argc kg pretrain` (`kg-tiny`, `kg-107m`), drawn
+    from `seed`."""
+
+    preset: str
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class ModelFolder:
+    """A local model folder with its tokenizer (and, for chat prompts, its chat template),
+    taught as it is; a relative path is taken from the config's folder."""
+
+    path: str
 
 
 @dataclass(frozen=True)
@@ -120,7 +141,7 @@ class StudyConfig:
     """A learning study (module docstring)."""
 
     family: str
-    model: TinySpec
+    model: TinySpec | PresetModel | ModelFolder
     supervised: SupervisedSpec
     heldout: HeldOutSpec
     grpo: GrpoSpec
@@ -135,9 +156,7 @@ def load_study(path: Path) -> StudyConfig:
     """Read and check a study config; recipes are parsed (relative names from its folder)."""
     raw = read_config(path, StudyConfig)
     _check(raw.family in FAMILIES, "family", "one of " + ", ".join(FAMILIES))
-    model = _dataclass(TinySpec, raw.model, "model")
-    for name, value in vars(model).items():
-        _check(_count(value, 0), f"model.{name}", "a non-negative integer")
+    model = _model(raw.model, path)
     supervised = _dataclass(SupervisedSpec, raw.supervised, "supervised")
     _check(
         supervised.recipe is not None or supervised.mix is not None,
@@ -174,6 +193,26 @@ def load_study(path: Path) -> StudyConfig:
     return replace(
         raw, model=model, supervised=supervised, heldout=heldout, grpo=grpo, pretrain=pretrain
     )
+
+
+def _model(value: Any, path: Path) -> TinySpec | PresetModel | ModelFolder:
+    """The study's model: a tiny shape (TinySpec's fields), `{preset, seed}` or `{path}`."""
+    from argc.train.pretrain import PRESETS
+
+    if isinstance(value, dict) and "path" in value:
+        folder = _dataclass(ModelFolder, value, "model")
+        resolved = _resolve(Path(path).parent, _string(folder.path, "model.path"))
+        _check(resolved.is_dir(), "model.path", f"a model folder ({resolved} is not one)")
+        return ModelFolder(str(resolved))
+    if isinstance(value, dict) and "preset" in value:
+        preset = _dataclass(PresetModel, value, "model")
+        _check(preset.preset in PRESETS, "model.preset", "one of " + ", ".join(PRESETS))
+        _check(_count(preset.seed, 0), "model.seed", "a non-negative integer")
+        return preset
+    model = _dataclass(TinySpec, value, "model")
+    for name, number in vars(model).items():
+        _check(_count(number, 0), f"model.{name}", "a non-negative integer")
+    return model
 
 
 def _recipe(value: Any, path: Path) -> Any:
@@ -275,17 +314,27 @@ class Study:
     # model
 
     def model(self) -> bool:
-        from argc.train import tiny
-        from argc.train.pretrain import save_atomically
+        """The model from scratch and its tokenizer, trained on the training texts."""
+        from argc.train import pretrain, tiny
         from argc.train.trainer import corpus
 
-        folder = self.out / MODEL
-        if folder.is_dir():
+        spec, folder = self.config.model, self.out / MODEL
+        if isinstance(spec, ModelFolder) or folder.is_dir():
             return False
         texts = corpus(self._gold(self.training_instances()))
         texts += corpus(self._gold(self.grpo_instances()))
-        save_atomically(folder, lambda staging: tiny.build(self.config.model, texts, staging))
+        if isinstance(spec, TinySpec):
+            pretrain.save_atomically(folder, lambda staging: tiny.build(spec, texts, staging))
+            return True
+        shape = pretrain.PRESETS[spec.preset]
+        build = partial(tiny.build_with, partial(pretrain.qwen2_config, shape), shape.vocab_size)
+        pretrain.save_atomically(folder, lambda staging: build(spec.seed, texts, staging))
         return True
+
+    def built_model(self) -> Path:
+        """The model folder the study starts from: the local folder, or the one built."""
+        spec = self.config.model
+        return Path(spec.path) if isinstance(spec, ModelFolder) else self.out / MODEL
 
     def _gold(self, instances: list[Any]):
         from argc.train.sft import gold_dataset
@@ -309,7 +358,7 @@ class Study:
             corpus_chunks("pretrain", spec.per_cell, spec.mix, cells=cells),
             workers=self.config.workers,
         )
-        shape = replace(pretrain.PRESETS["kg-tiny"], context=spec.context)
+        shape = replace(pretrain.PRESETS["kg-tiny"], context=spec.context)  # context only
         settings = {**pretrain.TABLE_11, **pretrain.RUN_DEFAULTS, **spec.args}
         pretrain.pretrain(
             pretrain.PretrainConfig(
@@ -317,7 +366,7 @@ class Study:
                 output_dir=folder,
                 model=shape,
                 training=settings,
-                init=self.out / MODEL,
+                init=self.built_model(),
             )
         )
         return True
@@ -325,7 +374,7 @@ class Study:
     def start_model(self) -> Path:
         """The model the supervised stage starts from."""
         pretrained = self.out / PRETRAIN / "model"
-        return pretrained if pretrained.is_dir() else self.out / MODEL
+        return pretrained if pretrained.is_dir() else self.built_model()
 
     def supervised(self) -> bool:
         """SFT on the gold answers; the model and tokenizer saved to `supervised/`."""

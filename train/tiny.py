@@ -5,7 +5,7 @@ locally and deterministically (no downloads)."""
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -101,20 +101,32 @@ def seeded_model(config: Any, seed: int) -> Any:
 def build(spec: TinySpec, texts: Iterable[str], folder: Path) -> Path:
     """Train the tokenizer on `texts`, initialise the model from `spec.seed`, and save both to
     `folder` (loadable with `from_pretrained`); returns `folder`."""
-    from transformers import GenerationConfig, Qwen2Config
+    from transformers import Qwen2Config
 
-    tokenizer = train_tokenizer(texts, spec.vocab_size)
-    config = Qwen2Config(
-        hidden_size=spec.hidden_size,
-        intermediate_size=2 * spec.hidden_size,
-        num_hidden_layers=spec.layers,
-        num_attention_heads=spec.heads,
-        num_key_value_heads=spec.heads,
-        max_position_embeddings=8192,
-        tie_word_embeddings=True,
-        **token_ids(tokenizer),
-    )
-    model = seeded_model(config, spec.seed)
+    def config(tokenizer: Any) -> Any:
+        return Qwen2Config(
+            hidden_size=spec.hidden_size,
+            intermediate_size=2 * spec.hidden_size,
+            num_hidden_layers=spec.layers,
+            num_attention_heads=spec.heads,
+            num_key_value_heads=spec.heads,
+            max_position_embeddings=8192,
+            tie_word_embeddings=True,
+            **token_ids(tokenizer),
+        )
+
+    return build_with(config, spec.vocab_size, spec.seed, texts, folder)
+
+
+def build_with(
+    config: Callable[[Any], Any], vocab_size: int, seed: int, texts: Iterable[str], folder: Path
+) -> Path:
+    """Train a tokenizer of at most `vocab_size` tokens on `texts`, initialise the model of
+    `config(tokenizer)` (a `Qwen2Config`) from `seed`, and save both to `folder`."""
+    from transformers import GenerationConfig
+
+    tokenizer = train_tokenizer(texts, vocab_size)
+    model = seeded_model(config(tokenizer), seed)
     model.generation_config = GenerationConfig(
         eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id
     )
