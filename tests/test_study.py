@@ -196,17 +196,19 @@ def test_heldout_sharing_a_training_prompt_is_refused(tmp_path):
         Study(config, tmp_path).data()
 
 
-@pytest.mark.parametrize("family", FAMILIES)
-def test_cpu_configs_load_with_300_heldout_instances(family):
+def _heldout_count(config) -> int:
     from argc.train.recipes import plan
 
-    config = load_study(CONFIGS / f"learn-{family}-cpu.yaml")
     heldout = config.heldout
     if heldout.recipe is not None:
-        count = len(plan(heldout.recipe))
-    else:
-        count = len(heldout.kg["families"]) * len(heldout.kg["cells"]) * heldout.kg["per_cell"]
-    assert count >= 300
+        return len(plan(heldout.recipe))
+    return len(heldout.kg["families"]) * len(heldout.kg["cells"]) * heldout.kg["per_cell"]
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_cpu_configs_load_with_300_heldout_instances(family):
+    config = load_study(CONFIGS / f"learn-{family}-cpu.yaml")
+    assert _heldout_count(config) >= 300
 
 
 # The model a study teaches ------------------------------------------------------------------
@@ -265,3 +267,38 @@ def test_bad_model_sources_are_refused(tmp_path, model, message):
     (tmp_path / "mine").mkdir()
     with pytest.raises(ConfigError, match=message.replace(".", r"\.")):
         load_study(_with_model(tmp_path, model))
+
+
+def test_markdown_table_has_a_row_per_arm_with_the_summarys_figures(smoke):
+    family, out = smoke
+    summary = json.loads((out / "summary.json").read_text())
+    rows = report.markdown_table([out]).splitlines()[2:]
+    assert len(rows) == len(summary["arms"])
+    for row, (arm, figures) in zip(rows, summary["arms"].items(), strict=True):
+        cells = [cell.strip() for cell in row.strip("|").split("|")]
+        assert cells[:3] == [family, arm, str(summary["instances"])]
+        assert cells[3].startswith(f"{100 * summary['success_before']:.1f} %")
+        assert cells[4].startswith(f"{100 * figures['after']['success']:.1f} %")
+        assert cells[6] == str(figures["grpo"]["steps"])
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_gpu_configs_load_with_trl_arguments_and_300_heldout_instances(family):
+    """The paper-scale configs (not run in the tests): they parse, every SFT and GRPO argument
+    is one TRL knows, and each holds out at least 300 instances."""
+    from dataclasses import fields
+
+    from trl import GRPOConfig, SFTConfig
+
+    from argc.train.study import PresetModel
+
+    config = load_study(CONFIGS / f"learn-{family}-gpu.yaml")
+    assert isinstance(config.model, PresetModel)
+    assert set(config.supervised.args) <= {f.name for f in fields(SFTConfig)}
+    assert set(config.grpo.args) <= {f.name for f in fields(GRPOConfig)}
+    assert config.supervised.args["bf16"] and config.grpo.args["bf16"]
+    assert _heldout_count(config) >= 300
+    if config.pretrain is not None:
+        from transformers import TrainingArguments
+
+        assert set(config.pretrain.args) <= {f.name for f in fields(TrainingArguments)}

@@ -438,3 +438,35 @@ def kg_heatmaps(
     )
     directory.mkdir(parents=True, exist_ok=True)
     return [file for _, file in write_heatmaps(report, directory)]
+
+
+def markdown_table(folders: Sequence[Path]) -> str:
+    """The figures of finished studies (their summary.json), one Markdown row an arm: held-out
+    success before and after GRPO with Wilson intervals, the exact McNemar p, steps, minutes,
+    tokens/s and the zero-std fraction, as docs/learning.md records them."""
+
+    def percent(row: dict[str, Any]) -> str:
+        low, high = row["wilson95"]
+        return f"{100 * row['success']:.1f} % [{100 * low:.1f}, {100 * high:.1f}]"
+
+    lines = [
+        "| study | arm | n | before | after | McNemar p | steps | minutes | tokens/s | zero-std |",
+        "|---|---|---:|---|---|---:|---:|---:|---:|---:|",
+    ]
+    for folder in folders:
+        summary = json.loads((Path(folder) / "summary.json").read_text())
+        for arm, row in summary["arms"].items():
+            grpo = row["grpo"]
+            lines.append(
+                f"| {summary['family']} | {arm} | {summary['instances']} |"
+                f" {percent(summary['before'])} | {percent(row['after'])} |"
+                f" {row['mcnemar']['p']:.3g} | {grpo['steps']} | {summary['minutes']} |"
+                f" {grpo['tokens_per_s']} | {grpo['zero_std_fraction']} |"
+            )
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.stdout.write(markdown_table([Path(arg) for arg in sys.argv[1:]]))
