@@ -302,3 +302,26 @@ def test_gpu_configs_load_with_trl_arguments_and_300_heldout_instances(family):
         from transformers import TrainingArguments
 
         assert set(config.pretrain.args) <= {f.name for f in fields(TrainingArguments)}
+
+
+def test_until_stops_before_grpo_and_a_later_run_goes_on(tmp_path, capsys):
+    config = str(CONFIGS / "learn-arggym-smoke.yaml")
+    out = tmp_path / "out"
+    assert main(["study", "--config", config, "--out", str(out), "--until", "supervised"]) == 0
+    assert (out / "supervised").is_dir() and not (out / "before.jsonl").exists()
+    assert main(["study", "--config", config, "--out", str(out), "--until", "before"]) == 0
+    printed = capsys.readouterr().out
+    assert "stopped after before" in printed
+    assert "held-out success of the supervised checkpoint" in printed
+    assert "trivial baseline (every claim" in printed
+    assert (out / "before.jsonl").is_file()
+    assert not (out / "arms").exists() and not (out / "summary.json").exists()
+    assert set(json.loads((out / "stages.json").read_text())) == {
+        "data",
+        "model",
+        "supervised",
+        "before",
+    }
+    assert main(["study", "--config", config, "--out", str(out)]) == 0
+    assert (out / "summary.json").is_file()
+    assert set(json.loads((out / "stages.json").read_text())) >= {"grpo success", "after success"}

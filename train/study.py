@@ -63,6 +63,8 @@ FAMILIES = ("arggym", "norms", "kg")
 INSTANCES, BEFORE, AFTER, SUMMARY = "instances.jsonl", "before.jsonl", "after.jsonl", "summary.json"
 BASELINE, CURVES, TIMES, CURVE = "baseline.jsonl", "curves.png", "stages.json", "curve.json"
 MODEL, PRETRAIN, SUPERVISED, ARMS = "model", "pretrain", "supervised", "arms"
+#: The stages before GRPO, in order: `--until` stops after one of them.
+EARLY_STAGES = ("data", "model", "pretrain", "supervised", "before")
 
 
 @dataclass(frozen=True)
@@ -234,8 +236,9 @@ class Study:
         self.recipe = config.grpo.recipe
         self.chat = self.recipe.prompt_format == "chat"
 
-    def run(self) -> dict[str, Any]:
-        """Every stage not done yet; returns the summary."""
+    def run(self, until: str | None = None) -> dict[str, Any] | None:
+        """Every stage not done yet, or those up to `until` (one of EARLY_STAGES); returns
+        the summary of a finished study (None when stopped early)."""
         from tqdm import tqdm
 
         self.out.mkdir(parents=True, exist_ok=True)
@@ -248,11 +251,13 @@ class Study:
             *[(f"grpo {arm}", lambda arm=arm: self.grpo(arm)) for arm in self.config.grpo.arms],
             *[(f"after {arm}", lambda arm=arm: self.after(arm)) for arm in self.config.grpo.arms],
         ]
+        if until is not None:
+            stages = stages[: EARLY_STAGES.index(until) + 1]
         with tqdm(stages, desc="study", unit="stage") as progress:
             for name, stage in progress:
                 progress.set_postfix_str(name)
                 self._timed(name, stage)
-        return write_summary(self)
+        return None if until is not None else write_summary(self)
 
     def _timed(self, name: str, stage: Any) -> None:
         """Run a stage, adding its seconds to TIMES when it did work."""
@@ -607,6 +612,22 @@ def write_summary(study: Study) -> dict[str, Any]:
     return summary
 
 
+def supervised_line(study: Study) -> str:
+    """The supervised checkpoint's held-out success beside the trivial baseline's."""
+    from argc.train import study_report as report
+
+    instances = study.heldout()
+    before = report.rate(
+        report.successes(instances, report.read_predictions_file(study.out / BEFORE))
+    )
+    name, trivial = report.trivial_predictions(instances)
+    baseline = report.rate(report.successes(instances, trivial))
+    return (
+        f"held-out success of the supervised checkpoint {before['successes']}/{before['n']};"
+        f" trivial baseline ({name}) {baseline['successes']}/{baseline['n']}"
+    )
+
+
 def training_cells(config: StudyConfig) -> set[tuple[int, int]]:
     """The (D, T) cells a KG study trains on: its pretraining, supervised and GRPO cells."""
     from argc.train.recipes import KgRecipe
@@ -625,6 +646,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", required=True, type=Path, help="the study config (YAML)")
     parser.add_argument("--out", required=True, type=Path, help="the study's output folder")
     parser.add_argument("--max-steps", type=positive_int, help="override each arm's GRPO max_steps")
+    parser.add_argument(
+        "--until",
+        choices=EARLY_STAGES,
+        help="stop after this stage (with 'before': print the supervised checkpoint's held-out"
+        " success beside the trivial baseline's), to tune a config before its GRPO arms run",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -632,13 +659,19 @@ def run(args: argparse.Namespace) -> int:
     log_lines()
     try:
         config = load_study(args.config)
-        summary = Study(config, args.out, args.max_steps).run()
+        study = Study(config, args.out, args.max_steps)
+        summary = study.run(args.until)
     except ConfigError as error:
         print(f"argc study: {args.config}: {error}", file=sys.stderr)
         return EXIT_INPUT_ERROR
     except ArgcError as error:
         print(f"argc study: {error}", file=sys.stderr)
         return EXIT_INPUT_ERROR
+    if summary is None:
+        print(f"stopped after {args.until}: {args.out}")
+        if args.until == "before":
+            print(supervised_line(study))
+        return EXIT_OK
     before = summary["before"]["success"]
     arms = ", ".join(
         f"{arm} {row['after']['success']:.3f} (p {row['mcnemar']['p']:.3g})"
