@@ -159,6 +159,32 @@ def test_mr_ranks_a_wrong_family_below_a_wrong_subtype_and_sparse_gives_both_zer
     assert record_exact_reward([subtype, wrong_family], records) == [0.0, 0.0]
 
 
+@pytest.mark.parametrize(
+    ("field", "value", "reason"),
+    [
+        ("relation", "priority_invariant", "relation is one of"),
+        ("relation", "surface_invariant, support_delta", "expected one name"),
+        ("answer_change", "permitted -> allowed", "answer_change labels are"),
+    ],
+)
+def test_a_record_outside_the_answer_vocabulary_is_unreadable_and_earns_nothing(
+    field: str, value: str, reason: str
+) -> None:
+    """A GRPO run under the MR reward drifted to `relation: priority_invariant` (no such
+    relation) on 166 of 300 held-out pairs: read as a wrong relation, it kept the credit of
+    the other fields. Outside the vocabulary the prompt names, a record is unreadable."""
+    from argc.train.rewards import answer_change_reward, make_mr_reward, record_exact_reward
+
+    instance = _change_instance()
+    lines = dict(line.split(": ", 1) for line in instance.reference.splitlines())
+    text = _record_text(lines, **{field: value})
+    found = score(instance, text)
+    assert found.native == 0 and not found.success and reason in found.reason
+    records = [instance.to_json()]
+    for reward in (answer_change_reward, record_exact_reward, make_mr_reward()):
+        assert reward([text], records) == [0.0]
+
+
 def test_mr_credit_terms() -> None:
     from argc.tasks.norms.credit import MRWeights, mr_credit
 

@@ -492,9 +492,14 @@ def normal_record(record: dict) -> dict:
 def read_change_record(answer: str) -> dict:
     """A change record (the JSON form of `norms diff`) read from an answer's lines."""
     record = read_record(answer, RECORD_KEYS)
+    relation = _single(record["relation"])
+    if relation not in ROLES:
+        raise UnreadableAnswer(f"unreadable: relation is one of {', '.join(ROLES)}")
     answer_change = _change_items(record["answer_change"])
     if len(answer_change) > 1 or any(subject is not None for subject, _, _ in answer_change):
         raise UnreadableAnswer("unreadable: answer_change is `A -> B` or none")
+    if any(label not in ANSWERS for _, *labels in answer_change for label in labels):
+        raise UnreadableAnswer(f"unreadable: answer_change labels are {', '.join(ANSWERS)}")
     statuses = {}
     for subject, old, new in _change_items(record["status_change"]):
         if subject is None or subject in statuses:
@@ -508,7 +513,7 @@ def read_change_record(answer: str) -> dict:
         attacks[key] = [[a, b] for _, a, b in pairs]
     return normal_record(
         {
-            "relation": _single(record["relation"]),
+            "relation": relation,
             "answer_change": {"from": answer_change[0][1], "to": answer_change[0][2]}
             if answer_change
             else None,
