@@ -223,7 +223,9 @@ def test_names_are_the_same_tokens_in_the_prompt_and_at_the_start_of_an_answer_l
     from argc.tasks.framework import generate
     from argc.train import tiny
 
-    instances = [generate("status_query", 2, Ordering("last-link", "elitist"), seed) for seed in range(12)]
+    instances = [
+        generate("status_query", 2, Ordering("last-link", "elitist"), seed) for seed in range(12)
+    ]
     texts = [instance.prompt + "\n" + instance.reference for instance in instances]
     texts += ["Tina Wood gave the lamp to Brian Baker.\nBrian Baker holds the lamp."] * 20
     folder = tiny.build(tiny.TinySpec(vocab_size=600), texts * 4, tmp_path / "model")
