@@ -64,6 +64,7 @@ def test_smoke_study_writes_its_files(smoke):
     assert len(summary["between_arms"]) == len(config.grpo.arms) * (len(config.grpo.arms) - 1) // 2
     first = next(iter(config.grpo.arms))
     assert (out / "after.jsonl").read_bytes() == (out / f"after-{first}.jsonl").read_bytes()
+    assert set(summary["arms"][first]["against_trivial_baseline"]) == {"b", "c", "p", "delta"}
     grpo = summary["arms"][first]["grpo"]
     assert grpo["steps"] == config.grpo.args["max_steps"]
     assert 0 <= grpo["zero_std_fraction"] <= 1
@@ -176,6 +177,21 @@ def test_hacking_scan_finds_copies_and_wrong_well_formed_answers():
     assert scan["copies_question"] == 0.5
     assert scan["well_formed_but_wrong"] == 0.5
     assert scan["mean_response_chars"] == (len(responses[first.id]) + len(responses[second.id])) / 2
+    assert scan["most_common_answer_share"] == 0.5
+
+
+def test_a_constant_policy_is_flagged_and_does_not_beat_the_trivial_baseline():
+    """GRPO from a weak checkpoint can collapse onto the majority answer: it then beats the
+    checkpoint (McNemar) while tying the trivial baseline, which the summary shows."""
+    instances = _status_queries(6)
+    name, trivial = report.trivial_predictions(instances)
+    outcomes = report.successes(instances, trivial)
+    scan = report.hacking_scan(instances, trivial, outcomes)
+    constant = {i.id: "<answer>" + "a: justified" + "</answer>" for i in instances}
+    assert report.hacking_scan(instances, constant, [False] * 6)["most_common_answer_share"] == 1
+    assert scan["most_common_answer_share"] < 1  # each lists its own claims
+    tie = report.paired(outcomes, outcomes)
+    assert tie["b"] == tie["c"] == 0 and tie["p"] == 1.0
 
 
 def test_kg_heldout_comes_from_the_eval_split():

@@ -133,7 +133,9 @@ def hacking_scan(
     references' (both in characters), the share that copies the question (the answer, at
     least COPY_MIN_CHARS characters, appears verbatim in the prompt), the share that is well
     formed (one answer region the task's reader accepts, or any text for a KG family) but
-    wrong, and the share of successes with more text outside the answer region than in it."""
+    wrong, the share of successes with more text outside the answer region than in it, and
+    the share of the most common answer (a policy that answers everything alike has
+    collapsed onto a constant, whatever its success)."""
     n = len(instances)
     responses = [predictions.get(instance.id, "") for instance in instances]
     answers = [
@@ -156,6 +158,7 @@ def hacking_scan(
         if success and answer is not None and len(response) - len(answer) > len(answer)
     )
     wins = sum(outcomes)
+    common = Counter((a or "").strip() for a in answers).most_common(1)
     return {
         "mean_response_chars": _mean([len(r) for r in responses]),
         "mean_reference_chars": _mean([len(instance.reference) for instance in instances]),
@@ -164,6 +167,7 @@ def hacking_scan(
         if n
         else None,
         "successes_mostly_outside_answer": padded / wins if wins else None,
+        "most_common_answer_share": common[0][1] / n if n else None,
     }
 
 
@@ -310,6 +314,7 @@ def summarise(
             "after": rate(after),
             "argc_score": per_task(instances, responses),
             "mcnemar": paired(before, after),
+            "against_trivial_baseline": paired(baseline, after),
             "grpo": grpo_figures(
                 read_log_history(folder / "log_history.json"), completions_per_step
             ),
