@@ -180,18 +180,24 @@ def test_hacking_scan_finds_copies_and_wrong_well_formed_answers():
     assert scan["most_common_answer_share"] == 0.5
 
 
-def test_a_constant_policy_is_flagged_and_does_not_beat_the_trivial_baseline():
+def test_an_arm_answering_like_the_trivial_baseline_ties_it(smoke, tmp_path):
     """GRPO from a weak checkpoint can collapse onto the majority answer: it then beats the
-    checkpoint (McNemar) while tying the trivial baseline, which the summary shows."""
-    instances = _status_queries(6)
-    name, trivial = report.trivial_predictions(instances)
-    outcomes = report.successes(instances, trivial)
-    scan = report.hacking_scan(instances, trivial, outcomes)
-    constant = {i.id: "<answer>" + "a: justified" + "</answer>" for i in instances}
-    assert report.hacking_scan(instances, constant, [False] * 6)["most_common_answer_share"] == 1
-    assert scan["most_common_answer_share"] < 1  # each lists its own claims
-    tie = report.paired(outcomes, outcomes)
-    assert tie["b"] == tie["c"] == 0 and tie["p"] == 1.0
+    checkpoint while tying the trivial baseline, which the summary shows beside McNemar
+    against the checkpoint (and a constant answer's share is 1)."""
+    import shutil
+
+    family, out = smoke
+    config = load_study(CONFIGS / f"learn-{family}-smoke.yaml")
+    arms = list(config.grpo.arms)
+    copy = tmp_path / "study"
+    shutil.copytree(out, copy)
+    shutil.copyfile(copy / "baseline.jsonl", copy / f"after-{arms[0]}.jsonl")
+    summary = report.summarise(copy, family, arms, 1, 0.0)
+    row = summary["arms"][arms[0]]
+    assert row["against_trivial_baseline"]["b"] == row["against_trivial_baseline"]["c"] == 0
+    assert row["after"]["successes"] == summary["trivial_baseline"]["successes"]
+    share = row["hacking"]["most_common_answer_share"]
+    assert share == 1 if family != "arggym" else share < 1  # status_query lists each claim
 
 
 def test_kg_heldout_comes_from_the_eval_split():
@@ -341,3 +347,27 @@ def test_until_stops_before_grpo_and_a_later_run_goes_on(tmp_path, capsys):
     assert main(["study", "--config", config, "--out", str(out)]) == 0
     assert (out / "summary.json").is_file()
     assert set(json.loads((out / "stages.json").read_text())) >= {"grpo success", "after success"}
+
+
+def test_a_run_generates_each_recipes_instances_once(tmp_path, monkeypatch):
+    """The data, model and supervised stages all read the training instances: a run generates
+    them once (the GRPO trainer builds its own dataset, once an arm)."""
+    from collections import Counter
+
+    from argc.train import data
+
+    built: Counter[str] = Counter()
+    original = data.build_dataset
+
+    def counting(recipe, *args, **kwargs):
+        built[recipe.name] += 1
+        return original(recipe, *args, **kwargs)
+
+    monkeypatch.setattr(data, "build_dataset", counting)
+    config = load_study(CONFIGS / "learn-arggym-smoke.yaml")
+    Study(config, tmp_path / "out").run()
+    assert built == {
+        config.heldout.recipe.name: 1,
+        config.supervised.recipe.name: 1,
+        config.grpo.recipe.name: 1 + len(config.grpo.arms),
+    }

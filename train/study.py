@@ -35,7 +35,7 @@ import tempfile
 import threading
 import time
 from dataclasses import dataclass, field, replace
-from functools import partial
+from functools import cached_property, partial
 from pathlib import Path
 from typing import Any
 
@@ -274,9 +274,11 @@ class Study:
 
     # data
 
+    @cached_property
     def training_instances(self) -> list[Any]:
         """The supervised stage's instances: the norm mix's rows (replays repeated), then the
-        recipe's instances."""
+        recipe's instances (generated once a run: the data, model and supervised stages all
+        read them)."""
         from argc.tasks import Instance
 
         spec, found = self.config.supervised, []
@@ -293,7 +295,9 @@ class Study:
             found += _instances(spec.recipe, self.config.workers, cache)
         return found
 
+    @cached_property
     def grpo_instances(self) -> list[Any]:
+        """The GRPO recipe's instances (generated once a run)."""
         return _instances(self.recipe, self.config.workers, self.out / "grpo-data.jsonl")
 
     def data(self) -> bool:
@@ -301,7 +305,7 @@ class Study:
         if (self.out / INSTANCES).is_file():
             return False
         heldout = heldout_instances(self.config.heldout, self.config.workers)
-        seen = {i.prompt for i in [*self.training_instances(), *self.grpo_instances()]}
+        seen = {i.prompt for i in [*self.training_instances, *self.grpo_instances]}
         shared = [instance.id for instance in heldout if instance.prompt in seen]
         if shared:
             raise ArgcError(
@@ -326,8 +330,8 @@ class Study:
         spec, folder = self.config.model, self.out / MODEL
         if isinstance(spec, ModelFolder) or folder.is_dir():
             return False
-        texts = corpus(self._gold(self.training_instances()))
-        texts += corpus(self._gold(self.grpo_instances()))
+        texts = corpus(self._gold(self.training_instances))
+        texts += corpus(self._gold(self.grpo_instances))
         if isinstance(spec, TinySpec):
             pretrain.save_atomically(folder, lambda staging: tiny.build(spec, texts, staging))
             return True
@@ -393,7 +397,7 @@ class Study:
         spec = self.config.supervised
         scratch = self.out / ".supervised-run"
         args = _trl_args(SFTConfig, {**spec.args, "output_dir": str(scratch)}, "supervised.args")
-        dataset = self._gold(self.training_instances())
+        dataset = self._gold(self.training_instances)
         trainer = SFTTrainer(
             model=str(self.start_model()),
             args=args,
@@ -441,11 +445,7 @@ class Study:
     def _write_predictions(self, path: Path, model: Path, desc: str) -> bool:
         if path.is_file():
             return False
-        responses = self.predict(model, self.heldout(), desc)
-        lines = [
-            json.dumps({"id": key, "response": value}) + "\n" for key, value in responses.items()
-        ]
-        write_output(path, "".join(lines))
+        write_output(path, predictions_text(self.predict(model, self.heldout(), desc)))
         return True
 
     def before(self) -> bool:
@@ -537,31 +537,32 @@ def _curve_point(study: Study, model: Any, tokenizer: Any, path: Path, step: int
     write_output(path, json.dumps(points) + "\n")
 
 
+def predictions_text(responses: dict[str, str]) -> str:
+    """A predictions file's text: one `{id, response}` JSON line an instance."""
+    lines = (json.dumps({"id": key, "response": text}) for key, text in responses.items())
+    return "".join(line + "\n" for line in lines)
+
+
 def _tokenizer(path: Path):
     from transformers import AutoTokenizer
 
     return AutoTokenizer.from_pretrained(path)
 
 
-def _instances(recipe: Any, workers: int, cache: Path) -> list[Any]:
-    """A recipe's instances in plan order (`argc.train.data.build_dataset`)."""
+def _instances(recipe: Any, workers: int, cache: Path | None = None) -> list[Any]:
+    """A recipe's instances in plan order (`argc.train.data.build_dataset`; a KG recipe's
+    are kept in `cache`)."""
     from argc.tasks import Instance
     from argc.train.data import build_dataset
-    from argc.train.recipes import KgRecipe
 
-    kept = cache if isinstance(recipe, KgRecipe) else None
-    dataset = build_dataset(recipe, workers=workers, cache=kept)
+    dataset = build_dataset(recipe, workers=workers, cache=cache)
     return [Instance.from_record(json.loads(record)) for record in dataset["instance"]]
 
 
 def heldout_instances(spec: HeldOutSpec, workers: int) -> list[Any]:
     """The held-out instances: the recipe's, or the KG eval split's of the cells."""
     if spec.recipe is not None:
-        from argc.tasks import Instance
-        from argc.train.data import build_dataset
-
-        dataset = build_dataset(spec.recipe, workers=workers)
-        return [Instance.from_record(json.loads(record)) for record in dataset["instance"]]
+        return _instances(spec.recipe, workers)
     from argc.train.data import generate_kg_slot
     from argc.train.recipes import KgSlot
 
@@ -594,8 +595,7 @@ def write_summary(study: Study) -> dict[str, Any]:
     summary = report.summarise(out, config.family, arms, per_step * args.world_size, minutes, cells)
     instances = study.heldout()
     _, trivial = report.trivial_predictions(instances)
-    lines = [json.dumps({"id": key, "response": value}) + "\n" for key, value in trivial.items()]
-    write_output(out / BASELINE, "".join(lines))
+    write_output(out / BASELINE, predictions_text(trivial))
     if cells is not None:
         before = report.successes(instances, report.read_predictions_file(out / BEFORE))
         runs = {
