@@ -21,11 +21,18 @@ from argc.train.study import Study, heldout_instances, load_study
 
 CONFIGS = Path(__file__).resolve().parents[1] / "train" / "configs"
 FAMILIES = ("arggym", "norms", "kg")
+#: The CPU studies (`learn-<study>-cpu.yaml`, each with a smoke variant); a study's family is
+#: its name's first word.
+STUDIES = ("arggym", "norms", "norms-records", "kg")
 
 
-@pytest.fixture(scope="module", params=FAMILIES)
+def _family(study: str) -> str:
+    return study.split("-")[0]
+
+
+@pytest.fixture(scope="module", params=STUDIES)
 def smoke(request, tmp_path_factory) -> tuple[str, Path]:
-    """A finished smoke study of a family, run through the command line."""
+    """A finished smoke study (its name and folder), run through the command line."""
     out = tmp_path_factory.mktemp(f"study-{request.param}")
     config = CONFIGS / f"learn-{request.param}-smoke.yaml"
     assert main(["study", "--config", str(config), "--out", str(out)]) == 0
@@ -46,8 +53,9 @@ def _rescored(out: Path, predictions: str, tmp_path: Path) -> float:
 
 
 def test_smoke_study_writes_its_files(smoke):
-    family, out = smoke
-    config = load_study(CONFIGS / f"learn-{family}-smoke.yaml")
+    study, out = smoke
+    family = _family(study)
+    config = load_study(CONFIGS / f"learn-{study}-smoke.yaml")
     instances = _lines(out / "instances.jsonl")
     ids = [row["id"] for row in instances]
     for name in ("before.jsonl", "after.jsonl", "baseline.jsonl"):
@@ -86,10 +94,10 @@ def test_summary_agrees_with_argc_score(smoke, tmp_path):
 
 
 def test_a_finished_study_reruns_without_work(smoke):
-    family, out = smoke
+    study, out = smoke
     stages = (out / "stages.json").read_text()
     after = (out / "after.jsonl").stat().st_mtime_ns
-    config = load_study(CONFIGS / f"learn-{family}-smoke.yaml")
+    config = load_study(CONFIGS / f"learn-{study}-smoke.yaml")
     Study(config, out).run()
     assert (out / "stages.json").read_text() == stages
     assert (out / "after.jsonl").stat().st_mtime_ns == after
@@ -186,8 +194,9 @@ def test_an_arm_answering_like_the_trivial_baseline_ties_it(smoke, tmp_path):
     against the checkpoint (and a constant answer's share is 1)."""
     import shutil
 
-    family, out = smoke
-    config = load_study(CONFIGS / f"learn-{family}-smoke.yaml")
+    study, out = smoke
+    family = _family(study)
+    config = load_study(CONFIGS / f"learn-{study}-smoke.yaml")
     arms = list(config.grpo.arms)
     copy = tmp_path / "study"
     shutil.copytree(out, copy)
@@ -227,9 +236,9 @@ def _heldout_count(config) -> int:
     return len(heldout.kg["families"]) * len(heldout.kg["cells"]) * heldout.kg["per_cell"]
 
 
-@pytest.mark.parametrize("family", FAMILIES)
-def test_cpu_configs_load_with_300_heldout_instances(family):
-    config = load_study(CONFIGS / f"learn-{family}-cpu.yaml")
+@pytest.mark.parametrize("study", STUDIES)
+def test_cpu_configs_load_with_300_heldout_instances(study):
+    config = load_study(CONFIGS / f"learn-{study}-cpu.yaml")
     assert _heldout_count(config) >= 300
 
 
@@ -292,7 +301,8 @@ def test_bad_model_sources_are_refused(tmp_path, model, message):
 
 
 def test_markdown_table_has_a_row_per_arm_with_the_summarys_figures(smoke):
-    family, out = smoke
+    study, out = smoke
+    family = _family(study)
     summary = json.loads((out / "summary.json").read_text())
     rows = report.markdown_table([out]).splitlines()[2:]
     assert len(rows) == len(summary["arms"])
