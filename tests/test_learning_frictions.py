@@ -245,6 +245,36 @@ def test_names_are_the_same_tokens_in_the_prompt_and_at_the_start_of_an_answer_l
         assert tokenizer(text).input_ids == trained(text).input_ids
 
 
+def test_answer_labels_are_one_token_wherever_they_stand(tmp_path: Path) -> None:
+    """A label made of two labels' pieces (`conflict` `_` `unresolved`, `no` `_` `applicable`
+    `_` `norm`) let a sampled answer mix them: `conflict_applicable_norm`, no label at all.
+    A tokenizer built for a task keeps each of its labels one token: in the answer, in the
+    prompt's list of labels, in a rule's head, and after the folder is reloaded."""
+    from transformers import AutoTokenizer
+
+    from argc.dsl.ir import Ordering
+    from argc.tasks.framework import generate
+    from argc.train import tiny
+
+    instances = [
+        generate("norm_answer", level, Ordering("last-link", "elitist"), 0) for level in (1, 2, 5)
+    ]
+    texts = [i.prompt + f"\n<answer>{i.reference}</answer>" for i in instances] * 4
+    labels = tiny.answer_labels(["norm_answer"])
+    assert len(labels) == 5
+    plain = tiny.train_tokenizer(texts, 400)
+    assert max(len(plain.tokenize(label)) for label in labels) > 1  # the friction
+    folder = tiny.build(tiny.TinySpec(vocab_size=400), texts, tmp_path / "model", labels)
+    for tokenizer in (
+        tiny.train_tokenizer(texts, 400, words=labels),
+        AutoTokenizer.from_pretrained(folder),
+    ):
+        for label in labels:
+            for text in (f"<answer>{label}</answer>", f"one of x, {label}.", f"=> {label}(go(a))]"):
+                assert label in tokenizer.tokenize(text), (label, text)
+    assert tiny.answer_labels(["kg_deductive", "no such task"]) == ()
+
+
 # Logs reach a file as they are printed ------------------------------------------------------
 
 

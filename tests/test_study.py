@@ -209,6 +209,18 @@ def test_an_arm_answering_like_the_trivial_baseline_ties_it(smoke, tmp_path):
     assert share == 1 if family != "arggym" else share < 1  # status_query lists each claim
 
 
+def test_the_built_tokenizer_keeps_the_answer_labels_whole(smoke):
+    from transformers import AutoTokenizer
+
+    from argc.train.tiny import answer_labels
+
+    study, out = smoke
+    labels = answer_labels(row["task"] for row in _lines(out / "instances.jsonl"))
+    assert labels or study == "kg"
+    tokenizer = AutoTokenizer.from_pretrained(out / "model")
+    assert [tokenizer.tokenize(label) for label in labels] == [[label] for label in labels]
+
+
 def test_kg_heldout_comes_from_the_eval_split():
     config = load_study(CONFIGS / "learn-kg-smoke.yaml")
     instances = heldout_instances(config.heldout, workers=1)

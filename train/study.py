@@ -332,12 +332,14 @@ class Study:
             return False
         texts = corpus(self._gold(self.training_instances))
         texts += corpus(self._gold(self.grpo_instances))
+        words = tiny.answer_labels(i.task for i in [*self.training_instances, *self.grpo_instances])
         if isinstance(spec, TinySpec):
-            pretrain.save_atomically(folder, lambda staging: tiny.build(spec, texts, staging))
-            return True
-        shape = pretrain.PRESETS[spec.preset]
-        build = partial(tiny.build_with, partial(pretrain.qwen2_config, shape), shape.vocab_size)
-        pretrain.save_atomically(folder, lambda staging: build(spec.seed, texts, staging))
+            build = partial(tiny.build, spec)
+        else:
+            shape = pretrain.PRESETS[spec.preset]
+            config = partial(pretrain.qwen2_config, shape)
+            build = partial(tiny.build_with, config, shape.vocab_size, spec.seed)
+        pretrain.save_atomically(folder, lambda staging: build(texts, staging, words))
         return True
 
     def built_model(self) -> Path:

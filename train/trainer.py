@@ -548,10 +548,12 @@ def _model_path(config: TrainConfig, datasets: list[Any], output_dir: Path, args
     if config.model.path is not None:
         return Path(config.model.path)
     folder = (output_dir / TINY_FOLDER).resolve()
-    texts = [text for dataset in datasets if dataset is not None for text in corpus(dataset)]
+    present = [dataset for dataset in datasets if dataset is not None]
+    texts = [text for dataset in present for text in corpus(dataset)]
+    tasks = {json.loads(row)["task"] for dataset in present for row in dataset["instance"]}
     with args.main_process_first(local=True, desc="tiny model"):
         if args.local_process_index == 0:
-            tiny.build(config.model.tiny, texts, folder)
+            tiny.build(config.model.tiny, texts, folder, tiny.answer_labels(tasks))
     return folder
 
 

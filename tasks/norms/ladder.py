@@ -225,6 +225,7 @@ class NormAnswer(_SingleWorld):
     """The answer for the queried action."""
 
     name = "norm_answer"
+    labels = ANSWERS
     answer_format = "one of " + ", ".join(ANSWERS) + "."
 
     def reference(self, target: Any) -> str:
@@ -243,6 +244,7 @@ class NormProof(_SingleWorld):
     """A proof certificate: the answer, decisive and defeated rules, a minimal support."""
 
     name = "norm_proof"
+    labels = ANSWERS
     answer_format = (
         "five lines, `answer: A`, `decisive: rules`, `defeated: rules`, `support: rules` and"
         " `facts: the facts the support rests on` (comma-separated; `none` for an empty list)."
@@ -359,6 +361,7 @@ class NormChangeRecord(NormTask):
     change item lowers the score)."""
 
     name = "norm_change_record"
+    labels = (*ROLES, *ANSWERS)
     answer_format = (
         "seven lines: `relation: R` (surface_invariant, support_delta, priority_delta or"
         " distractor_invariant), `answer_change: A -> B` (or none), `support_added: items`,"
