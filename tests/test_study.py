@@ -221,6 +221,22 @@ def test_the_built_tokenizer_keeps_the_answer_labels_whole(smoke):
     assert [tokenizer.tokenize(label) for label in labels] == [[label] for label in labels]
 
 
+def test_the_curve_starts_before_grpo_on_instances_spread_over_the_set(smoke):
+    from argc.train.study import spread
+
+    study, out = smoke
+    config = load_study(CONFIGS / f"learn-{study}-smoke.yaml")
+    if not config.heldout.curve_every:
+        pytest.skip("this smoke study records no curve")
+    arm = next(iter(config.grpo.arms))
+    curve = json.loads((out / "arms" / arm / "curve.json").read_text())
+    assert [point["step"] for point in curve] == [0, 1, 2]
+    assert spread(list(range(8)), 3) == [0, 2, 5]
+    assert spread(list(range(3)), 5) == [0, 1, 2]
+    levels = [row["level"] for row in _lines(out / "instances.jsonl")]
+    assert len({levels[k * len(levels) // 2] for k in range(2)}) == 2
+
+
 def test_kg_heldout_comes_from_the_eval_split():
     config = load_study(CONFIGS / "learn-kg-smoke.yaml")
     instances = heldout_instances(config.heldout, workers=1)

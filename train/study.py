@@ -89,7 +89,8 @@ class HeldOutSpec:
     """The held-out instances: a recipe (`recipe`, its seed apart from the training seeds)
     or, for KG, `kg: {families, cells: [[D, T], ...], per_cell}` on the eval split; greedy
     decoding up to `max_tokens` tokens in batches of `batch_size`; every `curve_every` GRPO
-    steps (0: never) the first `curve_subset` instances are evaluated for the curves."""
+    steps (0: never) `curve_subset` instances spread over the set are evaluated for the
+    curves."""
 
     recipe: Any = None
     kg: dict[str, Any] | None = None
@@ -502,17 +503,33 @@ class Study:
         return True
 
     def curve_instances(self) -> list[Any]:
-        return self.heldout()[: self.config.heldout.curve_subset]
+        """`curve_subset` held-out instances spread evenly over the set (which is ordered by
+        cell: its first instances would be the first levels' alone)."""
+        return spread(self.heldout(), self.config.heldout.curve_subset)
+
+
+def spread(items: list[Any], count: int) -> list[Any]:
+    """`count` items (all when there are fewer) at evenly spaced positions, in order."""
+    if count >= len(items):
+        return list(items)
+    return [items[k * len(items) // count] for k in range(count)]
 
 
 class CurveCallback:
-    """A `transformers.TrainerCallback` that evaluates the curve subset greedily every
-    `curve_every` steps (and at the last step), appending {step, success} to a JSON file."""
+    """A `transformers.TrainerCallback` that evaluates the curve subset greedily before the
+    first step and every `curve_every` steps (and at the last step), appending {step,
+    success} to a JSON file."""
 
     def __new__(cls, study: Study, tokenizer: Any, path: Path):
         from transformers import TrainerCallback
 
         class Callback(TrainerCallback):
+            def on_train_begin(
+                self, args: Any, state: Any, control: Any, model: Any = None, **kwargs: Any
+            ) -> None:
+                if study.config.heldout.curve_every and state.global_step == 0:
+                    _curve_point(study, model, tokenizer, path, 0)
+
             def on_step_end(
                 self, args: Any, state: Any, control: Any, model: Any = None, **kwargs: Any
             ) -> None:

@@ -375,7 +375,7 @@ def cell_split(
 def write_curves(out: Path, summary: dict[str, Any], path: Path) -> None:
     """curves.png: per arm, the reward mean and the zero-std fraction over GRPO steps (its
     `log_history.json`) and the held-out success of the curve subset (step 0: the supervised
-    checkpoint on the whole held-out set)."""
+    checkpoint on it, or on the whole held-out set for a curve recorded without step 0)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -391,7 +391,9 @@ def write_curves(out: Path, summary: dict[str, Any], path: Path) -> None:
             points = [(e["step"], e[key]) for e in history if isinstance(e.get(key), int | float)]
             if points:
                 axis.plot(*zip(*points, strict=True), marker=".", label=arm)
-        curve = [(0, summary["success_before"]), *[(p["step"], p["success"]) for p in row["curve"]]]
+        curve = [(p["step"], p["success"]) for p in row["curve"]]
+        if not curve or curve[0][0] != 0:
+            curve.insert(0, (0, summary["success_before"]))
         axes[2].plot(*zip(*curve, strict=True), marker="o", label=arm)
     for axis, title in zip(
         axes, ("reward mean", "zero-std fraction", "held-out success"), strict=True
