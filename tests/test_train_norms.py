@@ -403,3 +403,13 @@ def test_dry_run_builds_both_stages_without_training(
     # the SFT trainer makes its folder, and nothing is trained or saved
     assert not (out / SFT_FOLDER / "adapter_model.safetensors").exists()
     assert not (out / SFT_HISTORY).exists() and not (out / HISTORY).exists()
+    # the tiny tokenizer keeps the change records' and verdicts' labels whole
+    from transformers import AutoTokenizer
+
+    from argc.train.tiny import answer_labels
+    from argc.train.trainer import TINY_FOLDER
+
+    tokenizer = AutoTokenizer.from_pretrained(out / TINY_FOLDER)
+    labels = answer_labels(["norm_change_record"])
+    assert "conflict_unresolved" in labels and "surface_invariant" in labels
+    assert [tokenizer.tokenize(label) for label in labels] == [[label] for label in labels]
