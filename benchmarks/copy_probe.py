@@ -84,8 +84,9 @@ def main() -> None:
     parser.add_argument("--heads", type=int, default=4)
     parser.add_argument("--lr", type=float, default=3e-3)
     parser.add_argument("--steps", type=int, default=2000)
+    parser.add_argument("--seed", type=int, default=0, help="the sequences' and the model's")
     args = parser.parse_args()
-    rng = random.Random(0)
+    rng = random.Random(args.seed)
     tokenizer = train_tokenizer(("".join(example(rng)) for _ in range(3000)), 1024)
     config = Qwen2Config(
         hidden_size=args.hidden,
@@ -96,7 +97,7 @@ def main() -> None:
         tie_word_embeddings=True,
         **token_ids(tokenizer),
     )
-    model = seeded_model(config, 0)
+    model = seeded_model(config, args.seed)
     print(f"parameters {sum(p.numel() for p in model.parameters()):,}", flush=True)
     optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr)
     held_out = batch(tokenizer, random.Random(99), HELD_OUT)
