@@ -14,14 +14,15 @@ import pytest
 
 from argc.cli import main
 from argc.dsl.norms import parse_world
-from argc.tasks import get_task
 from argc.tasks.answers import answer_region
 from argc.tasks.cli import read_instances
+from argc.train.sft import completion_of
+from argc.train.study import predictions_text
 
 RESULTS = Path(__file__).resolve().parents[1] / "results" / "learning"
 STUDIES = (
     sorted(p.name for p in RESULTS.iterdir() if (p / "summary.json").is_file())
-    if (RESULTS.is_dir())
+    if RESULTS.is_dir()
     else []
 )
 #: The done-when floor on held-out instances.
@@ -49,12 +50,6 @@ def _argc_score(folder: Path, predictions: str | Path, tmp_path: Path) -> list[d
     return _lines(rows)
 
 
-def _response(instance: dict) -> str:
-    """The instance's reference as a response: in an <answer> region for a tagged task."""
-    tagged = get_task(instance["task"]).tagged
-    return f"<answer>{instance['reference']}</answer>" if tagged else instance["reference"]
-
-
 def _norm_answer_agrees(instance, response: str) -> bool:
     """The label in the response's answer region against the brute-force verdict of the world
     in the instance's target."""
@@ -78,12 +73,10 @@ def study(request) -> Path:
 
 
 def test_every_reference_succeeds_and_the_set_is_large_enough(study, tmp_path):
-    instances = _lines(study / "instances.jsonl")
+    instances = read_instances(study / "instances.jsonl")
     assert len(instances) >= MIN_HELDOUT
     gold = tmp_path / "gold.jsonl"
-    gold.write_text(
-        "".join(json.dumps({"id": r["id"], "response": _response(r)}) + "\n" for r in instances)
-    )
+    gold.write_text(predictions_text({i.id: completion_of(i, "text") for i in instances}))
     rows = _argc_score(study, gold, tmp_path)
     assert len(rows) == len(instances) and all(row["success"] for row in rows)
 

@@ -326,14 +326,13 @@ class Study:
     def model(self) -> bool:
         """The model from scratch and its tokenizer, trained on the training texts."""
         from argc.train import pretrain, tiny
-        from argc.train.trainer import corpus
+        from argc.train.trainer import tokenizer_inputs
 
         spec, folder = self.config.model, self.out / MODEL
         if isinstance(spec, ModelFolder) or folder.is_dir():
             return False
-        texts = corpus(self._gold(self.training_instances))
-        texts += corpus(self._gold(self.grpo_instances))
-        words = tiny.answer_labels(i.task for i in [*self.training_instances, *self.grpo_instances])
+        gold = [self._gold(self.training_instances), self._gold(self.grpo_instances)]
+        texts, words = tokenizer_inputs(gold)
         if isinstance(spec, TinySpec):
             build = partial(tiny.build, spec)
         else:

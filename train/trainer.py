@@ -548,24 +548,28 @@ def _model_path(config: TrainConfig, datasets: list[Any], output_dir: Path, args
     if config.model.path is not None:
         return Path(config.model.path)
     folder = (output_dir / TINY_FOLDER).resolve()
-    present = [dataset for dataset in datasets if dataset is not None]
-    texts = [text for dataset in present for text in corpus(dataset)]
-    tasks = {json.loads(row)["task"] for dataset in present for row in dataset["instance"]}
+    texts, words = tokenizer_inputs(datasets)
     with args.main_process_first(local=True, desc="tiny model"):
         if args.local_process_index == 0:
-            tiny.build(config.model.tiny, texts, folder, tiny.answer_labels(tasks))
+            tiny.build(config.model.tiny, texts, folder, words)
     return folder
 
 
-def corpus(dataset: Any) -> list[str]:
-    """The texts a tiny tokenizer is trained on: every prompt message and every reference
-    answer inside its <answer> region."""
-    texts = []
-    for prompt, instance in zip(dataset["prompt"], dataset["instance"], strict=True):
-        messages = [{"content": prompt}] if isinstance(prompt, str) else prompt
-        texts.extend(message["content"] for message in messages)
-        texts.append(f"<answer>\n{json.loads(instance)['reference']}\n</answer>")
-    return texts
+def tokenizer_inputs(datasets: list[Any]) -> tuple[list[str], tuple[str, ...]]:
+    """What a tiny tokenizer is built from (None entries skipped): the texts it is trained on,
+    every prompt message and every reference answer inside its <answer> region, and the
+    answer labels of the rows' tasks, which it keeps whole (`tiny.answer_labels`)."""
+    from argc.train.tiny import answer_labels
+
+    texts, tasks = [], set()
+    for dataset in (d for d in datasets if d is not None):
+        for prompt, instance in zip(dataset["prompt"], dataset["instance"], strict=True):
+            record = json.loads(instance)
+            messages = [{"content": prompt}] if isinstance(prompt, str) else prompt
+            texts.extend(message["content"] for message in messages)
+            texts.append(f"<answer>\n{record['reference']}\n</answer>")
+            tasks.add(record["task"])
+    return texts, answer_labels(tasks)
 
 
 def _tokenizer(path: Path, chat: bool):
