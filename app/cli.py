@@ -33,7 +33,7 @@ EXAMPLES = {
   argc check theory.arg --export dot --out graph.dot
   cat theory.arg | argc check -""",
     "query": """\
-  argc query examples/modgil_prakken_tweety.arg examples/new_task/undercut_status.lp""",
+  argc query examples/modgil_prakken_tweety.arg examples/queries/defeated_by.lp""",
     "af": """\
   argc af framework.apx --semantics preferred --credulous a1""",
     "norms": """\

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import importlib.util
 import io
 import json
 import math
@@ -101,6 +102,13 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def _report(args: argparse.Namespace) -> int:
+    if importlib.util.find_spec("matplotlib") is None:
+        print(
+            "argc report: matplotlib is not installed; the plots need the bench extra"
+            " (pip install 'argc[bench]')",
+            file=sys.stderr,
+        )
+        return EXIT_INPUT_ERROR
     try:
         runs = load_runs(args.runs)
     except ArgcError as error:

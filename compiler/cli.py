@@ -402,6 +402,8 @@ def _run_query(args: argparse.Namespace, watchdog: Watchdog) -> int:
         return EXIT_INPUT_ERROR
     finally:
         watchdog.disarm()
+    for warning in result.warnings:
+        print(warning.replace("<block>", args.program), file=sys.stderr)
     if not result.satisfiable:
         print("UNSATISFIABLE")
         return EXIT_UNSATISFIABLE

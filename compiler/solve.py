@@ -364,6 +364,9 @@ class QueryResult:
     solution: Solution
     satisfiable: bool
     shown: tuple[clingo.Symbol, ...]
+    #: `<block>:line:column: warning: ...` for each predicate the query reads that has no
+    #: atoms whatever the theory (`argc.compiler.predicates`).
+    warnings: tuple[str, ...] = ()
 
 
 def query(
@@ -380,13 +383,18 @@ def query(
     constraints act as a gate (unsatisfiable: `satisfiable` is False); its `#show`
     statements choose the atoms returned.
     """
+    from argc.compiler.predicates import known_predicates, undefined_predicates
+
     check_program(program)
     session, reader, solution = _solve(theory, ordering, "grounded", limits)
     solution.arguments  # noqa: B018 - numbers the arguments' names
     names = "".join(f'argument_name({number},"{name}").\n' for number, name in reader.names.items())
     session.ground([("defeats", ""), ("query", names), ("query", program)])
+    encodings = program_encodings(solution.ordering, "grounded")
+    known = known_predicates(encodings, theory_facts(theory)) | {("argument_name", 2)}
+    warnings = tuple(undefined_predicates(program, known))
     session.control.configuration.solve.models = 1
     models = session.models(lambda model: frozenset(model.symbols(shown=True)), what="models")
     if not models:
-        return QueryResult(solution, False, ())
-    return QueryResult(solution, True, tuple(sorted(models[0])))
+        return QueryResult(solution, False, (), warnings)
+    return QueryResult(solution, True, tuple(sorted(models[0])), warnings)

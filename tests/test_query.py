@@ -67,6 +67,45 @@ def test_cli_query(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert f"{program}:1:" in capsys.readouterr().err
 
 
+def test_a_predicate_nothing_defines_is_warned_where_it_is_read() -> None:
+    theory = parse_theory(THEORY)
+    program = "x(N) :- grounded_inn(A), argument_name(A, N).\ny :- x(_), justified(_, _).\n"
+    result = query(theory, program)
+    assert result.warnings == (
+        "<block>:1:9: warning: grounded_inn/1 has no atoms: no encoding, fact or rule of the"
+        " query defines it (misspelt? docs/encodings.md lists the predicates)",
+        "<block>:2:12: warning: justified/2 has no atoms: no encoding, fact or rule of the"
+        " query defines it (misspelt? docs/encodings.md lists the predicates)",
+    )
+    # The model's predicates, argument_name/2 and the query's own heads are all defined,
+    # even where this theory gives them no atom (no axiom, no contrary here).
+    fine = "x(A) :- grounded_in(A), not axiom(_).\ny :- x(_), contrary(_, _).\n#show y/0."
+    assert query(theory, fine).warnings == ()
+    assert query(theory, STATUS_QUERY).warnings == ()
+
+
+def test_cli_query_warns_on_stderr_and_still_answers(tmp_path: Path, capsys) -> None:
+    theory, program = tmp_path / "t.arg", tmp_path / "q.lp"
+    theory.write_text(THEORY, encoding="utf-8")
+    program.write_text("shown(L) :- justifed(L).\n#show shown/1.\n", encoding="utf-8")
+    assert main(["query", str(theory), str(program)]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith(f"{program}:1:13: warning: justifed/1 has no atoms")
+
+
+def test_the_help_example_query_shows_atoms(capsys) -> None:
+    """`argc query --help`'s example runs as printed and shows atoms, not UNSATISFIABLE."""
+    root = Path(__file__).resolve().parent.parent
+    from argc.cli import EXAMPLES
+
+    command = EXAMPLES["query"].split()
+    assert command[:2] == ["argc", "query"]
+    assert main([command[1], *(str(root / part) for part in command[2:])]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.startswith("defeated_by(") and captured.err == ""
+
+
 @pytest.mark.parametrize("seed", range(30))
 def test_defeats_expanded_from_the_numbering_are_the_defeat_relation(seed):
     """Solution.defeats (defeats on sub-arguments expanded in Python) equals defeat/2 as the

@@ -333,6 +333,21 @@ def test_bad_input_exits_2(tmp_path, capsys, content, message):
     assert not (tmp_path / "out").exists()
 
 
+def test_without_matplotlib_names_the_extra_and_writes_nothing(tmp_path, capsys, monkeypatch):
+    real = report.importlib.util.find_spec
+    monkeypatch.setattr(
+        report.importlib.util,
+        "find_spec",
+        lambda name, *rest: None if name == "matplotlib" else real(name, *rest),
+    )
+    run = write_run(tmp_path / "run-a.jsonl", run_a())
+    argv = ["report", str(run), "--out", str(tmp_path / "out")]
+    assert run_command(report.register, argv) == 2
+    error = capsys.readouterr().err
+    assert "matplotlib is not installed" in error and "argc[bench]" in error
+    assert "Traceback" not in error and not (tmp_path / "out").exists()
+
+
 Z2 = 1.959963984540054**2  # the squared 97.5 % normal quantile
 
 

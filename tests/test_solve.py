@@ -247,7 +247,7 @@ def test_time_limit_while_grounding_deep_arguments():
     started = time.monotonic()
     with pytest.raises(LimitExceeded, match="time limit"):
         solve(theory, limits=Limits(seconds=0.2, sub_arguments=10**12))
-    assert time.monotonic() - started < 2.0
+    assert time.monotonic() - started < PROMPT
 
 
 def test_time_limit_while_enumerating_extensions():
