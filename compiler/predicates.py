@@ -16,6 +16,7 @@ from argc.compiler.control import parsed_encoding
 
 Signature = tuple[str, int]
 
+
 def _atoms(node: ast.AST) -> Iterator[tuple[Signature, ast.AST]]:
     """The predicate of every symbolic atom below `node`, with the atom."""
     if node.ast_type == ast.ASTType.SymbolicAtom:
