@@ -75,7 +75,7 @@ EXAMPLES = {
   argc curriculum --instances 50 --out docs/curriculum.md""",
     "bench build": """\
   argc bench build --out benchmark/ --workers 8
-  argc bench build --out benchmark/ --shard 1/4   # then argc bench merge
+  argc bench build --out benchmark/ --shard 0/4   # shards 0/4 to 3/4, then argc bench merge
   argc bench build --out benchmark/ --tasks attack --levels 1 2
   argc bench build --out benchmark/ --ray HEAD:6379   # on a Ray cluster""",
     "bench audit": """\
@@ -245,9 +245,18 @@ def literal_arguments(argv: Sequence[str]) -> list[str]:
     return joined
 
 
+def debug_first(argv: list[str]) -> list[str]:
+    """`--debug` moved before the command wherever it is given (up to a `--`), so that
+    `argc check --debug FILE` works as `argc --debug check FILE` does."""
+    end = argv.index("--") if "--" in argv else len(argv)
+    if "--debug" not in argv[:end]:
+        return argv
+    return ["--debug", *(token for token in argv[:end] if token != "--debug"), *argv[end:]]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `argc` console script; returns the exit code."""
-    arguments = literal_arguments(sys.argv[1:] if argv is None else argv)
+    arguments = debug_first(literal_arguments(sys.argv[1:] if argv is None else argv))
     parser = build_parser({command_named(arguments)} - {None})
     args = parser.parse_args(arguments)
     try:

@@ -89,7 +89,9 @@ def write_output(path: str | Path, data: str | bytes) -> None:
         else:
             _replace(Path(path), payload)
     except OSError as error:
-        if isinstance(error, OutputError):
+        if isinstance(error, OutputError) or (
+            isinstance(error, BrokenPipeError) and kind == "stdout"
+        ):
             raise
         raise OutputError(f"cannot write {path}: {error.strerror or error}") from None
 
@@ -114,8 +116,18 @@ def _write_stdout(payload: bytes) -> None:
         sys.stdout.flush()
         return
     sys.stdout.flush()
-    buffer.write(payload)
     buffer.flush()
+    try:
+        descriptor = buffer.fileno()
+    except (OSError, ValueError):  # an in-memory stand-in
+        buffer.write(payload)
+        buffer.flush()
+        return
+    # os.write, not the buffer: a buffered write that the reader cuts short (`| head`) can
+    # return as if whole, where this raises BrokenPipeError as `print` does.
+    view = memoryview(payload)
+    while view:
+        view = view[os.write(descriptor, view) :]
 
 
 def _write_stream(path: Path, payload: bytes) -> None:

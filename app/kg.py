@@ -72,7 +72,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     make.add_argument("--seed", type=int, default=0, help="the first instance's seed")
     make.add_argument("--count", type=positive_int, default=1)
     make.add_argument("--split", choices=("pretrain", "rl", "eval"), default="rl")
-    make.add_argument("--out", required=True, metavar="FILE.jsonl")
+    make.add_argument("--out", default="-", metavar="FILE.jsonl|-", help="default: standard output")
     make.set_defaults(handler=_generate)
     _add_corpus(actions)
     pretrain = actions.add_parser(
@@ -205,7 +205,7 @@ def _add_corpus(actions: argparse._SubParsersAction) -> None:
         type=_shard,
         default=(0, 1),
         metavar="I/N",
-        help="the I-th of N equal ranges of the rows (default: all of them, 0/1)",
+        help="the I-th of N equal ranges of the rows, I from 0 to N-1 (default: all of them, 0/1)",
     )
     corpus.add_argument(
         "--workers",
@@ -309,7 +309,8 @@ def _generate(args: argparse.Namespace) -> int:
         for seed in tqdm(seeds, desc=f"kg {args.family}", disable=args.count < 50)
     ]
     write_jsonl(args.out, rows)
-    print(f"{args.out}: {len(rows)} instances; {form_mix(args.family, rows)}", file=sys.stderr)
+    where = "stdout" if args.out == "-" else args.out
+    print(f"{where}: {len(rows)} instances; {form_mix(args.family, rows)}", file=sys.stderr)
     return 0
 
 

@@ -389,12 +389,12 @@ def register(commands: argparse._SubParsersAction) -> None:
         description="Build the frozen benchmark: rows.jsonl, rows.parquet, cells.json and"
         " manifest.json in DIR. Finished cells are kept in DIR/cells, so an interrupted build"
         " resumes where it stopped. With --shard i/n only every n-th cell is built (from the"
-        " i-th); `argc bench merge` combines the shards.",
+        " i-th, counting from 0: shards 0/n to n-1/n); `argc bench merge` combines the shards.",
     )
     make.set_defaults(handler=_build_command)
     make.add_argument("--out", type=Path, required=True, metavar="DIR")
     make.add_argument("--workers", type=positive_int, default=os.cpu_count() or 1, metavar="N")
-    make.add_argument("--shard", metavar="i/n")
+    make.add_argument("--shard", metavar="i/n", help="i from 0 to n-1")
     make.add_argument("--tasks", nargs="+", metavar="T", help="only these tasks (default: all)")
     make.add_argument(
         "--levels", nargs="+", type=int, metavar="L", help="only these levels (default: all)"

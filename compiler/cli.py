@@ -416,6 +416,13 @@ def _check(args: argparse.Namespace) -> int:
     if args.export and len(args.files) > 1:
         print("argc check: --export takes one FILE", file=sys.stderr)
         return EXIT_INPUT_ERROR
+    if args.graph and not args.json:
+        print(
+            "argc check: --graph adds the graph to the --json record; give --json too"
+            " (or --export dot|apx|af for the graph alone)",
+            file=sys.stderr,
+        )
+        return EXIT_INPUT_ERROR
     with _guarded(args) as watchdog:
         return max(_check_file(path, args, watchdog) for path in args.files)
 

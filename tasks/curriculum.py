@@ -95,12 +95,18 @@ def cell_statistics(task: str, level: int, count: int) -> dict[str, Any]:
     return found
 
 
-def report(results: dict[str, dict[str, dict[str, float]]], count: int) -> str:
+def command_line(count: int, tasks: list[str], out: Path) -> str:
+    """The `argc curriculum` command that measures `tasks` (all of them when the default)."""
+    chosen = "" if sorted(tasks) == sorted(suite_tasks()) else f" --tasks {' '.join(tasks)}"
+    return f"argc curriculum --instances {count}{chosen} --out {out}"
+
+
+def report(results: dict[str, dict[str, dict[str, float]]], count: int, command: str) -> str:
+    """The Markdown report of `results`, saying the `command` that measured them."""
     lines = [
         "# Curriculum",
         "",
-        "Measured with `argc curriculum --instances "
-        f"{count} --out docs/curriculum.md`: for each task and level, the mean over {count}"
+        f"Measured with `{command}`: for each task and level, the mean over {count}"
         " generated instances (seeds 0.., the four orderings in turn) of the theory's size and"
         " structure. *depth* is the most rule applications on a branch of an argument;"
         " attacks are counted per attacked argument and sub-argument; *rejected* is the number"
@@ -154,14 +160,15 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    command = command_line(args.instances, args.tasks, args.out)
     try:
         if output_kind(args.out) != "file":
-            write_output(args.out, report(_measure(args, None), args.instances))
+            write_output(args.out, report(_measure(args, None), args.instances, command))
             return 0
         with exclusive(args.out):
             partial = args.out.with_name(args.out.name + ".partial.json")
             results = _measure(args, partial)
-            write_output(args.out, report(results, args.instances))
+            write_output(args.out, report(results, args.instances, command))
             partial.unlink()
     except ArgcError as error:
         print(f"argc curriculum: {error}", file=sys.stderr)

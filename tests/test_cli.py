@@ -664,6 +664,13 @@ ATTACKS = {
 }
 
 
+def test_graph_without_json_is_refused_not_ignored(tmp_path, capsys):
+    path = write(tmp_path, "small.arg", THEORY)
+    code, out, err = check(capsys, "--graph", path)
+    assert (code, out) == (2, "")
+    assert "--graph adds the graph to the --json record" in err
+
+
 def test_json_graph(tmp_path, capsys):
     path = write(tmp_path, "small.arg", THEORY)
     _, record = only_record(capsys, path, "--graph")

@@ -69,6 +69,8 @@ def test_an_unexpected_error_is_one_line_exit_2(monkeypatch, capsys):
     assert "--debug" in err and "Traceback" not in err
     assert main(["--debug", "check", str(EXAMPLE)]) == 2
     assert "Traceback" in capsys.readouterr().err
+    assert main(["check", str(EXAMPLE), "--debug"]) == 2
+    assert "Traceback" in capsys.readouterr().err
 
 
 def test_a_broken_pipe_exits_quietly():
@@ -79,6 +81,19 @@ def test_a_broken_pipe_exits_quietly():
     err = process.stderr.read()
     assert process.wait() == 141
     assert err == ""
+
+
+def test_a_broken_pipe_exits_141_whether_a_command_prints_or_writes_whole():
+    """`generate` writes its output whole, past the pipe's buffer: cut short by `| head`,
+    it exits 141 as `check`, which prints line by line, does."""
+    process = argc_process(
+        "generate", "status_query", "--level", "1", "--seed", "0", "--count", "60"
+    )
+    process.stdout.read(100)
+    process.stdout.close()
+    err = process.stderr.read()
+    assert process.wait() == 141
+    assert "Traceback" not in err and "cannot write" not in err
 
 
 def test_ctrl_c_exits_130_quietly():

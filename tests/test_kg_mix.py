@@ -154,3 +154,19 @@ def test_argc_kg_generate_reports_the_mix(tmp_path, capsys):
     assert 0 < hidden < len(forms)
     reported = f"{len(forms)} instances; {EVENT_FORM} {hidden} ({hidden / len(forms):.2f}),"
     assert reported in capsys.readouterr().err
+
+
+def test_argc_kg_generate_writes_to_stdout_as_generate_does(tmp_path, capsys):
+    import json
+
+    from argc.cli import main
+
+    args = ["--family", "deductive", "--depth", "1", "--complexity", "1", "--count", "3"]
+    out = tmp_path / "d.jsonl"
+    assert main(["kg", "generate", *args, "--out", str(out)]) == 0
+    capsys.readouterr()
+    assert main(["kg", "generate", *args]) == 0
+    printed = capsys.readouterr()
+    assert printed.out == out.read_text()
+    assert [json.loads(line)["depth"] for line in printed.out.splitlines()] == [1, 1, 1]
+    assert printed.err.startswith("stdout: 3 instances;")

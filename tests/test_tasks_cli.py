@@ -232,3 +232,5 @@ def test_curriculum_resume_by_another_request_is_refused(tmp_path, monkeypatch, 
     assert main(command) == 0
     assert cells[3:] == [("status_query", level) for level in range(3, 16)]
     assert "| 15 |" in out.read_text() and not partial.exists()
+    said = f"Measured with `argc curriculum --instances 3 --tasks status_query --out {out}`"
+    assert said in out.read_text()
