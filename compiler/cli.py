@@ -167,6 +167,19 @@ def add_ordering(parser: argparse.ArgumentParser) -> None:
 #: The default cap on a command's memory (address space), in MiB.
 
 
+#: The options of the counted limits beyond arguments and extensions (docs/encodings.md).
+COUNT_FLAGS = {
+    "--max-sub-arguments": "sub-arguments of all arguments counted with repetition",
+    "--max-instantiations": "partial rule instantiations while building the arguments",
+    "--max-attacks": "attacks on sub-arguments",
+}
+
+
+def _field(flag: str) -> str:
+    """The Limits field of a `--max-...` option."""
+    return flag.removeprefix("--max-").replace("-", "_")
+
+
 def _add_limits(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--time-limit",
@@ -176,6 +189,14 @@ def _add_limits(parser: argparse.ArgumentParser) -> None:
         help="per file: reading, parsing, grounding, solving and building the output",
     )
     parser.add_argument("--max-arguments", type=positive_int, default=Limits.arguments, metavar="N")
+    for flag, help_text in COUNT_FLAGS.items():
+        parser.add_argument(
+            flag,
+            type=positive_int,
+            default=getattr(Limits, _field(flag)),
+            metavar="N",
+            help=help_text,
+        )
     parser.add_argument(
         "--max-extensions",
         type=positive_int,
@@ -202,8 +223,12 @@ def _ordering(args: argparse.Namespace, header: Ordering | None) -> Ordering:
 
 
 def _limits(args: argparse.Namespace) -> Limits:
+    counts = {_field(flag): getattr(args, f"max_{_field(flag)}") for flag in COUNT_FLAGS}
     return Limits(
-        seconds=args.time_limit, arguments=args.max_arguments, extensions=args.max_extensions
+        seconds=args.time_limit,
+        arguments=args.max_arguments,
+        extensions=args.max_extensions,
+        **counts,
     )
 
 
@@ -246,8 +271,12 @@ def _guarded(args: argparse.Namespace) -> Iterator[Watchdog]:
 
 
 def _limit_message(path: str, error: LimitExceeded) -> str:
+    """The limit's message for `path`, naming the option that raises a counted limit."""
     text = str(error)
-    return text if text.startswith(f"{path}:") else f"{path}: {text}"
+    text = text if text.startswith(f"{path}:") else f"{path}: {text}"
+    if error.limit is not None:
+        text += f" (--max-{error.limit.replace('_', '-')} N raises the limit)"
+    return text
 
 
 def _check_file(file: str, args: argparse.Namespace, watchdog: Watchdog) -> int:

@@ -145,8 +145,8 @@ class Budget:
         self.attacks = 0
         self.exceeded: LimitExceeded | None = None
 
-    def _fail(self, reason: str | LimitExceeded) -> None:
-        self.exceeded = LimitExceeded(reason) if isinstance(reason, str) else reason
+    def _fail(self, reason: str | LimitExceeded, limit: str | None = None) -> None:
+        self.exceeded = LimitExceeded(reason, limit) if isinstance(reason, str) else reason
         raise self.exceeded
 
     def _tick(self) -> None:
@@ -164,7 +164,9 @@ class Budget:
         if number is None:
             self._tick()
             if len(self.structures) >= self.limits.arguments:
-                self._fail(f"the theory has more than {self.limits.arguments:,} arguments")
+                self._fail(
+                    f"the theory has more than {self.limits.arguments:,} arguments", "arguments"
+                )
             self.subs.append(self._record_subs(structure))
             self._count_instantiations(uses.number)
             self.conclusions.append(conclusion)
@@ -210,11 +212,13 @@ class Budget:
             if cycles:
                 self._fail(
                     f"building the arguments takes more than {self.limits.instantiations:,}"
-                    " partial rule instantiations and no-repeat checks (long cycles of rules)"
+                    " partial rule instantiations and no-repeat checks (long cycles of rules)",
+                    "instantiations",
                 )
             self._fail(
                 f"building the arguments takes more than {self.limits.instantiations:,}"
-                " partial rule instantiations (rules whose antecedents have many arguments)"
+                " partial rule instantiations (rules whose antecedents have many arguments)",
+                "instantiations",
             )
 
     def attack(self, literal: clingo.Symbol, attacked: clingo.Symbol) -> list[clingo.Symbol]:
@@ -226,7 +230,8 @@ class Budget:
             self.attacks += len(attackers) * len(self.containers(attacked.number))
             if self.attacks > self.limits.attacks:
                 self._fail(
-                    f"the theory has more than {self.limits.attacks:,} attacks on sub-arguments"
+                    f"the theory has more than {self.limits.attacks:,} attacks on sub-arguments",
+                    "attacks",
                 )
             if self.attacks * _SECONDS_PER_ATTACK > self.clock.remaining():
                 self._fail(
@@ -266,7 +271,8 @@ class Budget:
         if self.sub_arguments > self.limits.sub_arguments:
             self._fail(
                 f"the theory's arguments have more than {self.limits.sub_arguments:,}"
-                " sub-arguments in all (too deep to ground)"
+                " sub-arguments in all (too deep to ground)",
+                "sub_arguments",
             )
         return subs
 
@@ -374,7 +380,8 @@ class StepCounter:
         try:
             if self.count > self.limits.instantiations:
                 raise LimitExceeded(
-                    f"{self.work} takes more than {self.limits.instantiations:,} {self.units}"
+                    f"{self.work} takes more than {self.limits.instantiations:,} {self.units}",
+                    "instantiations",
                 )
             if self.count % 64 == 0:
                 self.deadline.check()
@@ -470,7 +477,7 @@ class Session:
 
         self.search(on_model, assumptions)
         if len(found) > limit:
-            raise LimitExceeded(f"more than {limit:,} {what}")
+            raise LimitExceeded(f"more than {limit:,} {what}", "extensions")
         return found
 
     def _assumption_literals(

@@ -33,7 +33,9 @@ def framework_session(framework: Framework, semantics: str, limits: Limits) -> S
     if semantics not in SEMANTICS_ENCODINGS:
         raise ValueError(f"unknown semantics {semantics!r}")
     if len(framework.arguments) > limits.arguments:
-        raise LimitExceeded(f"the framework has more than {limits.arguments:,} arguments")
+        raise LimitExceeded(
+            f"the framework has more than {limits.arguments:,} arguments", "arguments"
+        )
     number = {name: index for index, name in enumerate(framework.arguments, 1)}
     facts = [f"arg(1..{len(number)}).", "#show in/1.", "#show in_range/1."]
     facts += [f"defeat({number[a]},{number[b]})." for a, b in framework.attacks]

@@ -10,7 +10,22 @@ class ArgcError(Exception):
 
 
 class LimitExceeded(ArgcError):
-    """Work on an input stopped at a limit: time, size, memory, arguments, attacks..."""
+    """Work on an input stopped at a limit: time, size, memory, arguments, attacks...
+
+    `limit` names the count that was exceeded where it is one of `Limits`' fields
+    (`arguments`, `sub_arguments`, `instantiations`, `attacks`, `extensions`), so that a
+    command can say which option raises it; None for the others."""
+
+    def __init__(self, message: str | LimitExceeded, limit: str | None = None) -> None:
+        # clingo re-raises an error of a grounding callback as `type(error)(error)`.
+        if isinstance(message, LimitExceeded) and limit is None:
+            limit = message.limit
+        super().__init__(str(message))
+        self.limit = limit
+
+    def __reduce__(self) -> tuple[type, tuple[str, str | None]]:
+        """Pickled with its limit (limits are also hit in worker processes)."""
+        return type(self), (str(self), self.limit)
 
 
 #: Characters of a source line shown around the column of an error.

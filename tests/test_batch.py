@@ -10,6 +10,7 @@ from dataclasses import replace
 from itertools import permutations
 
 import pytest
+from margins import GRACE
 from random_theories import random_theory
 from test_limits import rebut_storm, wide_theory
 
@@ -94,7 +95,7 @@ def test_a_theory_past_its_limits_fails_alone():
     theories = [small[0], storm, small[1], small[2], wide, small[3], small[4]]
     started = time.monotonic()
     found = solve_many(theories, limits=limits)
-    assert time.monotonic() - started < 10
+    assert time.monotonic() - started < GRACE
     assert isinstance(found[1], LimitExceeded) and "50,000 attacks" in str(found[1])
     assert isinstance(found[4], LimitExceeded) and "10,000 partial rule" in str(found[4])
     for index in (0, 2, 3, 5, 6):
@@ -109,7 +110,7 @@ def test_a_batch_out_of_time_solves_each_theory_alone():
     limits = Limits(seconds=1, instantiations=10**9)
     started = time.monotonic()
     found = solve_many(theories, limits=limits)
-    assert time.monotonic() - started < 1 + 1 + 1 + 3  # the batch, then the wide theory alone
+    assert time.monotonic() - started < 2 + GRACE  # the batch, then the wide theory alone
     assert isinstance(found[1], LimitExceeded) and "time limit of 1 s" in str(found[1])
     for index in (0, 2, 3):
         _same(found[index], solve(theories[index]), f"theory {index}")

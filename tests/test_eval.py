@@ -23,6 +23,7 @@ from eval_helpers import (
     tiny_model,
     write_instances,
 )
+from margins import GRACE
 
 from argc.bench import endpoint, evaluate
 from argc.dsl.ir import Ordering
@@ -435,8 +436,8 @@ def test_total_deadline_cuts_a_trickling_reply(instances, instance_file, tmp_pat
     assert rc == 1
     (record,) = read_run(out)
     assert record["error"] == "no complete reply within 1 s (--timeout)"
-    assert record["attempts"] == 1 and 1.0 <= record["latency_s"] <= 2.0
-    assert elapsed < 5
+    assert record["attempts"] == 1 and 1.0 <= record["latency_s"] <= 1.0 + GRACE
+    assert elapsed < 1 + GRACE
 
 
 @pytest.mark.parametrize("declare_length", [True, False])
@@ -533,7 +534,7 @@ def test_second_writer_of_a_run_file_is_refused_at_once(instances, instance_file
             time.sleep(0.01)
         started = time.monotonic()
         assert eval_against(server, instance_file, out) == 2
-        assert time.monotonic() - started < 1
+        assert time.monotonic() - started < GRACE
         release.set()
         first.join(timeout=30)
     err = capsys.readouterr().err
@@ -576,4 +577,4 @@ def test_total_deadline_cuts_a_trickling_tls_handshake():
         started = time.monotonic()
         completion = client.complete("hello")
     assert completion.error == "no complete reply within 1 s (--timeout)"
-    assert time.monotonic() - started < 2.0
+    assert time.monotonic() - started < 1 + GRACE

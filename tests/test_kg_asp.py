@@ -14,6 +14,7 @@ from pathlib import Path
 
 import kg_worlds
 import pytest
+from margins import GRACE
 from test_kg_language import PRELUDE
 
 from argc.cli import main
@@ -297,7 +298,7 @@ def test_kinship_paths_stop_at_the_time_limit() -> None:
     started = time.monotonic()
     with pytest.raises(LimitExceeded, match="time limit of 1.5 s"):
         solve_kg(world, Limits(seconds=1.5))
-    assert time.monotonic() - started < 4
+    assert time.monotonic() - started < 1.5 + GRACE
 
 
 def test_kinship_paths_stop_at_the_instantiation_limit() -> None:
@@ -323,7 +324,7 @@ def test_long_timelines_stop_at_the_limits() -> None:
     started = time.monotonic()
     with pytest.raises(LimitExceeded):
         solve_kg(world, Limits(seconds=1.5))
-    assert time.monotonic() - started < 4
+    assert time.monotonic() - started < 1.5 + GRACE
     with pytest.raises(LimitExceeded, match="more than 100,000"):
         solve_kg(world, Limits(instantiations=100_000))
 

@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
+from margins import GRACE
 from random_theories import random_theory
 
 from argc.compiler import LimitExceeded, Limits, solve
@@ -83,21 +84,53 @@ def test_partial_instantiations_stop_at_their_limit():
     started = time.monotonic()
     with pytest.raises(LimitExceeded, match="more than 10,000 partial rule instantiations"):
         solve(parse_theory(wide_theory()), limits=Limits(instantiations=10_000))
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < GRACE
 
 
 def test_attacks_stop_at_their_limit():
     started = time.monotonic()
     with pytest.raises(LimitExceeded, match="more than 50,000 attacks"):
         solve(parse_theory(rebut_storm(10)), limits=Limits(attacks=50_000))
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < GRACE
+
+
+@pytest.mark.parametrize(
+    ("theory", "flag", "low", "message"),
+    [
+        (rebut_storm(6), "--max-attacks", "1000", "more than 1,000 attacks"),
+        (wide_theory(), "--max-instantiations", "1000", "more than 1,000 partial rule"),
+        (rebut_storm(6), "--max-sub-arguments", "100", "more than 100 sub-arguments"),
+    ],
+)
+def test_each_counted_limit_has_a_flag_that_its_message_names(
+    tmp_path, capsys, theory, flag, low, message
+):
+    from argc.cli import main
+
+    path = tmp_path / "hostile.arg"
+    path.write_text(theory, encoding="utf-8")
+    assert main(["check", str(path), flag, low]) == 2
+    err = capsys.readouterr().err
+    assert message in err and f"({flag} N raises the limit)" in err
+    assert err.count("\n") == 1
+
+
+def test_a_raised_attack_limit_lets_the_theory_through(tmp_path, capsys):
+    from argc.cli import main
+
+    path = tmp_path / "storm.arg"
+    path.write_text(rebut_storm(6), encoding="utf-8")
+    assert main(["check", str(path), "--json", "--max-attacks", "1000"]) == 2
+    capsys.readouterr()
+    assert main(["check", str(path), "--json", "--max-attacks", "100000"]) == 0
+    assert json.loads(capsys.readouterr().out)["statuses"]
 
 
 def test_the_deadline_holds_inside_grounding():
     started = time.monotonic()
     with pytest.raises(LimitExceeded, match="time limit of 1 s"):
         solve(parse_theory(wide_theory()), limits=Limits(seconds=1, instantiations=10**9))
-    assert time.monotonic() - started < 2
+    assert time.monotonic() - started < 1 + GRACE
 
 
 @pytest.mark.parametrize("seed", range(25))
@@ -132,7 +165,7 @@ def test_parsing_counts_toward_the_deadline():
     started = time.monotonic()
     with pytest.raises(LimitExceeded, match="while parsing"):
         parse_theory(text, deadline=time.monotonic() + 0.05)
-    assert time.monotonic() - started < 1
+    assert time.monotonic() - started < GRACE
 
 
 def test_a_huge_file_is_refused_before_it_is_read(tmp_path):
@@ -142,7 +175,7 @@ def test_a_huge_file_is_refused_before_it_is_read(tmp_path):
     started = time.monotonic()
     with pytest.raises(InputError, match="file has 17,179,869,184 bytes"):
         read_text(path)
-    assert time.monotonic() - started < 1
+    assert time.monotonic() - started < GRACE
 
 
 def test_an_endless_stream_is_cut_at_the_size_bound(tmp_path, monkeypatch):
@@ -212,7 +245,7 @@ def test_check_stops_hostile_theories_at_the_limit(hostile_files, name):
     assert "memory" not in err
     assert err.count("\n") == 1 and "Traceback" not in err
     assert err.startswith(f"{hostile_files[name]}: ")
-    assert elapsed < 2 + 3  # the limit, then process start-up and a second of grace
+    assert elapsed < 2 + GRACE  # the limit, then process start-up
     assert out == ""
 
 
@@ -224,7 +257,7 @@ def test_query_grounding_is_ended_by_the_watchdog(tmp_path):
     )
     assert (code, out) == (2, "")
     assert "time limit of 1 s exceeded" in err
-    assert elapsed < 1 + 3
+    assert elapsed < 1 + GRACE
 
 
 def test_query_memory_cap(tmp_path):
@@ -243,7 +276,7 @@ def test_a_fifo_without_writer_ends_at_the_time_limit(tmp_path):
     code, out, err, elapsed, _ = run_argc("check", str(fifo), "--time-limit", "1", "--json")
     assert code == 2
     assert json.loads(out)["error"] == f"{fifo}: time limit of 1 s exceeded"
-    assert elapsed < 1 + 3
+    assert elapsed < 1 + GRACE
 
 
 # Scoring untrusted answers ------------------------------------------------------------------
@@ -272,14 +305,14 @@ def test_chained_intervention_scores_zero_promptly(counter_argument, scorer):
     answer = "\n".join(chained_rules(sources, names="hx", goal="gx"))
     started = time.monotonic()
     result = scorer.score(counter_argument, f"<answer>{answer}</answer>")
-    assert time.monotonic() - started < SCORING_LIMITS.seconds + 2
+    assert time.monotonic() - started < SCORING_LIMITS.seconds + GRACE
     assert (result.native, result.success) == (0.0, False)
     assert "not present in the theory" in result.reason
     exploded = theory.apply(parse_intervention(answer))
     started = time.monotonic()
     with pytest.raises(LimitExceeded, match="partial rule instantiations"):
         solve(exploded, ordering=counter_argument.strength, limits=SCORING_LIMITS)
-    assert time.monotonic() - started < SCORING_LIMITS.seconds + 2
+    assert time.monotonic() - started < SCORING_LIMITS.seconds + GRACE
 
 
 def explosive_formalization() -> list[str]:
@@ -297,7 +330,7 @@ def test_explosive_formalization_scores_zero_promptly(scorer):
     assert len(answer) == 31
     started = time.monotonic()
     result = scorer.score(instance, "<answer>" + "\n".join(answer) + "</answer>")
-    assert time.monotonic() - started < SCORING_LIMITS.seconds + 2
+    assert time.monotonic() - started < SCORING_LIMITS.seconds + GRACE
     assert (result.native, result.success) == (0.0, False)
     assert "exceeds the scoring limits" in result.reason
 
@@ -307,7 +340,7 @@ def test_a_scorer_past_the_deadline_is_killed_and_replaced(misbehaving):
     with IsolatedScorer(isolation=Isolation(seconds=1.0), load=[str(path)]) as pool:
         started = time.monotonic()
         result = pool.score(instance, "<answer>loop</answer>")
-        assert time.monotonic() - started < 1 + 1
+        assert time.monotonic() - started < 1 + GRACE
         assert (result.native, result.success) == (0.0, False)
         assert "stopped after more than 1 s" in result.reason
         assert pool.score(instance, "<answer>fine</answer>").reason == "scored"

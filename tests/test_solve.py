@@ -10,6 +10,7 @@ import sys
 import time
 
 import pytest
+from margins import GRACE
 from test_cli import THEORY  # derived by hand there: 13 arguments, 12 attacks
 
 from argc.cli import main
@@ -18,9 +19,6 @@ from argc.compiler.report import as_record, summary
 from argc.dsl import Literal, Ordering, parse_theory
 from argc.dsl.errors import ArgcError
 from argc.dsl.parser import MAX_SOURCE_CHARS
-
-#: Generous bound for "the limit stops it promptly" (the limits here are 0.5 s).
-PROMPT = 10.0
 
 
 def lit(text: str) -> Literal:
@@ -211,7 +209,7 @@ def test_argument_limit():
     started = time.monotonic()
     with pytest.raises(LimitExceeded, match=r"more than 1,000 arguments") as caught:
         solve(theory, limits=Limits(arguments=1000))
-    assert time.monotonic() - started < PROMPT
+    assert time.monotonic() - started < GRACE
     assert isinstance(caught.value, ArgcError)
 
 
@@ -235,7 +233,7 @@ def test_time_limit_while_building_arguments():
     started = time.monotonic()
     with pytest.raises(LimitExceeded, match=r"time limit of 0\.5 s exceeded"):
         solve(theory, limits=Limits(seconds=0.5, arguments=10**12))
-    assert time.monotonic() - started < PROMPT
+    assert time.monotonic() - started < GRACE
 
 
 def test_time_limit_while_grounding_deep_arguments():
@@ -247,7 +245,7 @@ def test_time_limit_while_grounding_deep_arguments():
     started = time.monotonic()
     with pytest.raises(LimitExceeded, match="time limit"):
         solve(theory, limits=Limits(seconds=0.2, sub_arguments=10**12))
-    assert time.monotonic() - started < PROMPT
+    assert time.monotonic() - started < GRACE
 
 
 def test_time_limit_while_enumerating_extensions():
@@ -255,7 +253,7 @@ def test_time_limit_while_enumerating_extensions():
     started = time.monotonic()
     with pytest.raises(LimitExceeded, match=r"time limit of 0\.5 s exceeded"):
         solve(theory, semantics="conflict-free", limits=Limits(seconds=0.5, extensions=10**12))
-    assert time.monotonic() - started < PROMPT
+    assert time.monotonic() - started < GRACE
 
 
 def test_extension_limit():
@@ -344,7 +342,9 @@ def test_cli_reports_limit_exceeded_as_exit_2(tmp_path, capsys):
     assert main(["check", str(path), "--max-arguments", "100"]) == 2
     out, err = capsys.readouterr()
     assert out == ""
-    assert err.strip() == f"{path}: the theory has more than 100 arguments"
+    assert err.strip() == (
+        f"{path}: the theory has more than 100 arguments (--max-arguments N raises the limit)"
+    )
     assert "Traceback" not in err
 
     started = time.monotonic()
@@ -353,7 +353,7 @@ def test_cli_reports_limit_exceeded_as_exit_2(tmp_path, capsys):
     )
     assert code == 2
     out, err = capsys.readouterr()
-    assert time.monotonic() - started < PROMPT
+    assert time.monotonic() - started < GRACE
     assert json.loads(out) == {"file": str(path), "error": f"{path}: time limit of 0.5 s exceeded"}
     assert "Traceback" not in err
 
