@@ -4,6 +4,7 @@ graph feeds, with arguments numbered 1..N in the framework's order."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import clingo
@@ -26,6 +27,11 @@ class FrameworkSolution(Accepting):
     more_extensions: bool
     credulous: frozenset[str]
     skeptical: frozenset[str]
+
+    def ordered(self, names: Iterable[str]) -> list[str]:
+        """Arguments in the order the framework's file declares them (a2 before a11)."""
+        position = self.framework.position
+        return sorted(names, key=position.__getitem__)
 
 
 def framework_session(framework: Framework, semantics: str, limits: Limits) -> Session:
@@ -73,7 +79,12 @@ def solve_framework(
     return FrameworkSolution(
         framework=framework,
         semantics=semantics,
-        extensions=tuple(sorted((named(found) for found in outcome.extensions), key=sorted)),
+        extensions=tuple(
+            sorted(
+                (named(found) for found in outcome.extensions),
+                key=lambda found: sorted(map(framework.position.__getitem__, found)),
+            )
+        ),
         more_extensions=outcome.more,
         credulous=named(outcome.verdicts.credulous),
         skeptical=named(outcome.verdicts.skeptical),

@@ -48,7 +48,7 @@ def as_record(
 
 
 def _extensions_record(solution: Accepting) -> dict:
-    record: dict = {"extensions": [sorted(extension) for extension in solution.extensions]}
+    record: dict = {"extensions": [solution.ordered(found) for found in solution.extensions]}
     if solution.more_extensions:
         record["more_extensions"] = True
     return record
@@ -73,18 +73,24 @@ def summary(
     for part in dict.fromkeys(show):
         lines += SHOWABLE[part](solution)
     queried = set(solution.theory.queries)
-    width = max((len(str(literal)) for literal in solution.theory.claims()), default=0)
+    concluded = {argument.conclusion for argument in solution.arguments.values()}
+    claims = solution.theory.claims()
+    width = max([len("claim"), *(len(str(literal)) for literal in claims)])
     grounded_only = solution.semantics == "grounded"
     header = "grounded status" if grounded_only else "grounded status  credulous  skeptical"
     lines.append(f"  {'claim'.ljust(width)}  {header}")
-    for literal in solution.theory.claims():
+    for literal in claims:
         row = f"  {str(literal).ljust(width)}  {solution.status(literal):<15}"
         if not grounded_only:
             acceptance = solution.acceptance(literal)
             row += f"  {_yes(acceptance.credulous):<9}  {_yes(acceptance.skeptical)}"
-        if literal in queried:
-            row += "  (queried)"
+        marks = (("queried", literal in queried), ("no argument", literal not in concluded))
+        notes = [note for note, holds in marks if holds]
+        if notes:
+            row += f"  ({', '.join(notes)})"
         lines.append(row.rstrip())
+    if any(literal not in concluded for literal in claims):
+        lines.append("  (no argument: nothing concludes the claim, so it is overruled)")
     lines += _extension_lines(solution, solution.semantics)
     lines.append("  consistent" if solution.consistent else "  " + inconsistency(solution))
     for literal in explained:
@@ -126,7 +132,8 @@ def _extension_lines(solution: Accepting, semantics: str) -> list[str]:
         head = f"  {semantics} extensions: {count}"
     lines = [head]
     lines += [
-        "    {" + ", ".join(sorted(found)) + "}" for found in solution.extensions[:SHOWN_EXTENSIONS]
+        "    {" + ", ".join(solution.ordered(found)) + "}"
+        for found in solution.extensions[:SHOWN_EXTENSIONS]
     ]
     if count > SHOWN_EXTENSIONS:
         lines.append(f"    ... and {count - SHOWN_EXTENSIONS} more (see --json)")
@@ -148,8 +155,8 @@ def framework_record(
         "attacks": len(solution.framework.attacks),
         **_extensions_record(solution),
         "exists": solution.exists,
-        "credulous": sorted(solution.credulous),
-        "skeptical": sorted(solution.skeptical),
+        "credulous": solution.ordered(solution.credulous),
+        "skeptical": solution.ordered(solution.skeptical),
     }
     if queries:
         record["answers"] = [
@@ -176,7 +183,7 @@ def framework_summary(
     ]
     if solution.exists:
         for mode in ("credulous", "skeptical"):
-            accepted = sorted(getattr(solution, mode))
+            accepted = solution.ordered(getattr(solution, mode))
             lines.append(f"  {mode}ly accepted: {', '.join(accepted) if accepted else 'none'}")
     for mode, argument in queries:
         answer = _yes(_answer(solution, mode, argument))

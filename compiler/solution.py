@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Protocol
@@ -61,6 +62,10 @@ class Accepting:
     def exists(self) -> bool:
         """Whether there is an extension at all (stable semantics can have none)."""
         return bool(self.extensions) or self.more_extensions
+
+    def ordered(self, names: Iterable[str]) -> list[str]:
+        """Names in the order reports list them: sorted (canonical argument names)."""
+        return sorted(names)
 
     def acceptance(self, item) -> Acceptance:
         """Credulous and skeptical acceptance of an item (a claim, or an argument)."""

@@ -14,6 +14,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 from argc.dsl.errors import InputError
@@ -37,6 +38,11 @@ class Framework:
 
     arguments: tuple[str, ...]
     attacks: tuple[tuple[str, str], ...]
+
+    @cached_property
+    def position(self) -> dict[str, int]:
+        """Each argument's place in the declared order."""
+        return {name: index for index, name in enumerate(self.arguments)}
 
 
 class _Source:

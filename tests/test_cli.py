@@ -787,6 +787,15 @@ def test_af_human_report(tmp_path, capsys):
     assert "  grounded extensions: 1\n    {}\n" in out
 
 
+def test_af_lists_arguments_in_the_file_s_order_not_as_text(tmp_path, capsys):
+    numbered = write(tmp_path, "f.af", "p af 11\n1 2\n11 1\n")
+    _, out, _ = solve_af(capsys, numbered, "--json")
+    assert json.loads(out)["credulous"] == [str(n) for n in range(2, 12)]
+    named = write(tmp_path, "f.apx", "arg(z).\narg(a2).\narg(a11).\natt(z,a2).\n")
+    _, out, _ = solve_af(capsys, named)
+    assert "    {z, a11}\n  credulously accepted: z, a11\n" in out
+
+
 def test_af_json_first_extensions_and_answers(tmp_path, capsys):
     path = write(tmp_path, "f.apx", FRAMEWORK)
     argv = [path, "--semantics", "preferred", "--json", "--max-extensions", "1"]
@@ -852,3 +861,18 @@ def test_af_reads_standard_input_with_format(monkeypatch, capsys):
     assert (
         code == EXIT_INPUT_ERROR and "<stdin>: no framework format given; expected apx or af" in err
     )
+
+
+def test_human_report_aligns_short_claims_and_marks_claims_without_arguments(tmp_path, capsys):
+    path = write(tmp_path, "short.arg", "[query: b]\n[premise: a]\n")
+    code, out, _ = check(capsys, path)
+    assert code == 0
+    rows = out.splitlines()
+    header = next(row for row in rows if "grounded status" in row)
+    column = header.index("grounded status")
+    table = rows[rows.index(header) + 1 : rows.index(header) + 5]
+    assert [row.split()[0] for row in table] == ["-a", "-b", "a", "b"]
+    assert all(row[column:].split()[0] in {"justified", "overruled"} for row in table)
+    assert table[2].rstrip().endswith("justified")
+    assert table[3].endswith("overruled        (queried, no argument)")
+    assert "  (no argument: nothing concludes the claim, so it is overruled)" in rows

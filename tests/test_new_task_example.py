@@ -50,3 +50,21 @@ def test_generate_and_score_through_the_cli(tmp_path: Path, capsys) -> None:
         [sys.executable, "-m", "argc.cli", *arguments, *load], capture_output=True, check=True
     )
     assert again.stdout.decode() == instances.read_text()
+
+
+def test_the_guide_documents_every_shape_field_and_task_method() -> None:
+    """docs/new-task.md's tables follow the code: every field of `Shape` with its default,
+    and every method a task writes."""
+    import dataclasses
+    import re
+
+    from argc.tasks import Task
+    from argc.tasks.builder import Shape
+
+    guide = (Path(__file__).resolve().parent.parent / "docs" / "new-task.md").read_text("utf-8")
+    documented = dict(re.findall(r"^\| `(\w+)` \| ([\d.]+) \|", guide, re.M))
+    fields = {field.name: str(field.default) for field in dataclasses.fields(Shape)}
+    assert documented == fields
+    methods = re.findall(r"^\| `(\w+)\(", guide, re.M)
+    assert all(callable(getattr(Task, name, None)) for name in methods)
+    assert "Six methods, and one optional" in guide and len(methods) == 7
