@@ -153,11 +153,14 @@ def solved_text(record: dict) -> str:
     lines = []
     if record["target"] is not None:
         lines.append(f"target: {record['target']} (depth {record['depth']})")
-        lines.append(f"  initial  {_state(record['initial'])}")
+        width = max([len("event"), *(len(step["event"]) for step in record["timeline"])])
+        lines.append(f"  {'time':>7}  {'event':<{width}}  (owner, possessor, integrity)")
+        lines.append(f"  {'initial':>7}  {'':<{width}}  {_state(record['initial'])}")
         for step in record["timeline"]:
-            lines.append(f"  {step['time']:>3}  {step['event']}  {_state(step)}")
-    lines.append("final states:")
-    lines += [f"  {thing} {_state(state)}" for thing, state in record["final"].items()]
+            lines.append(f"  {step['time']:>7}  {step['event']:<{width}}  {_state(step)}")
+    lines.append("final states (owner, possessor, integrity):")
+    width = max((len(thing) for thing in record["final"]), default=0)
+    lines += [f"  {thing:<{width}}  {_state(state)}" for thing, state in record["final"].items()]
     lines.append("composite relations:")
     lines += [f"  {r}({x}, {z})" for r, x, z in record["relations"]] or ["  none"]
     return "\n".join(lines)

@@ -75,8 +75,18 @@ def _mark_zeros(axes: Any, xs: list[float], heights: list[float], width: float, 
             )
 
 
+def _label_rates(axes: Any, xs: list[float], cells: list[dict[str, Any] | None]) -> None:
+    """Write each bar's rate above its interval (0 % bars get theirs from `_mark_zeros`)."""
+    for x, cell in zip(xs, cells, strict=True):
+        height = _success(cell)
+        if height > 0:
+            top = cell["success_high"] if cell is not None else height
+            axes.text(x, top + 1, f"{height:.0f}%", ha="center", va="bottom", fontsize="xx-small")
+
+
 def task_bars(summaries: list[dict[str, Any]], labels: list[str], tasks: list[str]) -> Figure:
-    """Success per task, one bar per run, with 95 % intervals; 0 % bars are outlined."""
+    """Success per task, one bar per run, with 95 % intervals and the rate written above
+    each; 0 % bars are outlined."""
     figure = Figure(figsize=(max(6.0, 0.9 * len(tasks) + 2), 4.5), layout="constrained")
     axes = figure.add_subplot()
     width = 0.8 / len(summaries)
@@ -95,8 +105,10 @@ def task_bars(summaries: list[dict[str, Any]], labels: list[str], tasks: list[st
             label=summary["name"],
         )
         _mark_zeros(axes, xs, heights, width, bars.patches[0].get_facecolor())
+        _label_rates(axes, xs, cells)
     axes.set_xticks(range(len(tasks)), labels, rotation=45, ha="right")
-    axes.set_ylim(0, 100)
+    axes.set_ylim(0, 108)  # room for the label of a 100 % bar
+    axes.set_yticks(range(0, 101, 20))
     axes.set_ylabel("complete success (%)")
     axes.set_title("Complete success per task")
     axes.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1, 1))

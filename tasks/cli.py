@@ -331,6 +331,11 @@ def _score(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _number(count: int, one: str, many: str) -> str:
+    """`1 id has`, `2 ids have`: a count with the words that agree with it."""
+    return f"{count} {one if count == 1 else many}"
+
+
 def read_predictions(path: Path) -> tuple[dict[str, str], list[str]]:
     """Responses by id, and warnings: rows without an id, ids given twice (the last counts),
     responses that are not text (scored as empty). InputError when the file holds
@@ -357,14 +362,19 @@ def read_predictions(path: Path) -> tuple[dict[str, str], list[str]]:
     repeated = {identifier: count for identifier, count in lines.items() if count > 1}
     warnings = []
     if without_id:
-        warnings.append(f"{without_id} predictions have no string id (ignored)")
+        warnings.append(
+            f"{_number(without_id, 'prediction has', 'predictions have')} no string id (ignored)"
+        )
     if repeated:
         warnings.append(
-            f"{len(repeated)} ids have several predictions ({sum(repeated.values())} lines);"
+            f"{_number(len(repeated), 'id has', 'ids have')} several predictions"
+            f" ({sum(repeated.values())} lines);"
             " the last of each counts"
         )
     if not_text:
-        warnings.append(f"{not_text} responses are not text (scored as empty)")
+        warnings.append(
+            f"{_number(not_text, 'response is', 'responses are')} not text (scored as empty)"
+        )
     return predictions, warnings
 
 

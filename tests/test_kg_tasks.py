@@ -491,3 +491,18 @@ def test_cli_solve_reports_the_target_timeline(capsys):
     assert ["great_aunt", "agnes_drummond_fielding", "andrea_bryson_mccaffrey"] in record[
         "relations"
     ]
+
+
+def test_cli_solve_text_aligns_the_timeline_in_columns(capsys):
+    from argc.cli import main
+
+    assert main(["kg", "solve", str(TABLE9), "--target", "ivory_chess_piece"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    header = lines[1]
+    assert header.split() == ["time", "event", "(owner,", "possessor,", "integrity)"]
+    rows = lines[2:13]
+    assert rows[0].split()[0] == "initial" and rows[-1].split()[0] == "13"
+    states = {row.rindex("(") for row in rows}
+    assert states == {header.rindex("(")}
+    final = lines[lines.index("final states (owner, possessor, integrity):") + 1 :][:2]
+    assert len({row.index("(") for row in final}) == 1

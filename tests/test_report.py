@@ -483,7 +483,14 @@ def test_zero_percent_bars_are_drawn_and_labelled(tmp_path):
     axes = plots.task_bars(found, tasks, tasks).axes[0]
     labels = [(text.get_position(), text.get_text()) for text in axes.texts]
     # Two runs: bars 0.4 wide, run z's offset +0.2; counter_argument is the second task.
-    assert labels == [((pytest.approx(1.2), 2 * plots.ZERO_MARK), "0%")]
+    zero = [label for label in labels if label[1] == "0%"]
+    assert zero == [((pytest.approx(1.2), 2 * plots.ZERO_MARK), "0%")]
+    # Every other bar has its rate written just above its interval.
+    rates = sorted((round(x, 6), text) for (x, _), text in labels if text != "0%")
+    assert rates == [(-0.2, "67%"), (0.2, "67%"), (0.8, "33%"), (1.8, "67%"), (2.2, "67%")]
+    high = found[0]["tasks"]["status_query"]["success_high"]
+    first = next(position for position, text in labels if text != "0%")
+    assert first == (pytest.approx(-0.2), pytest.approx(high + 1))
     outlines = [patch for patch in axes.patches if not patch.get_fill()]
     assert len(outlines) == 1
     assert outlines[0].get_x() + outlines[0].get_width() / 2 == pytest.approx(1.2)
