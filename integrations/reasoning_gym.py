@@ -30,8 +30,8 @@ from reasoning_gym.factory import DATASETS, register_dataset
 
 from argc.dsl.ir import PRINCIPLES, SET_COMPARISONS
 from argc.tasks import LEVELS, REGISTRY, Instance, score
-from argc.tasks.framework import generated_tasks
 from argc.tasks.answers import answer_region
+from argc.tasks.framework import generated_tasks
 from argc.tasks.kg.families import FAMILIES
 from argc.tasks.kg.generator import COMPLEXITIES, DEPTHS
 from argc.train.data import generate_kg_slot, generate_slot
