@@ -28,14 +28,16 @@ from typing import Any
 from reasoning_gym.dataset import ProceduralDataset
 from reasoning_gym.factory import DATASETS, register_dataset
 
-from argc.dsl.ir import PRINCIPLES, SET_COMPARISONS
-from argc.tasks import LEVELS, REGISTRY, Instance, score
-from argc.tasks.answers import answer_region
+from argc.integrations.instances import (
+    check_family,
+    check_task,
+    kg_instance,
+    score_reply,
+    task_instance,
+)
+from argc.tasks import Instance
 from argc.tasks.framework import generated_tasks
 from argc.tasks.kg.families import FAMILIES
-from argc.tasks.kg.generator import COMPLEXITIES, DEPTHS
-from argc.train.data import generate_kg_slot, generate_slot
-from argc.train.recipes import KgSlot, Slot
 
 __all__ = ["ArgcConfig", "ArgcDataset", "KgConfig", "register_all"]
 
@@ -55,18 +57,11 @@ class ArgcConfig:
     size: int = 500
 
     def validate(self) -> None:
-        if self.task not in generated_tasks():
-            raise ValueError(f"unknown argc task {self.task!r}")
-        if self.level not in LEVELS:
-            raise ValueError(f"level must be one of {LEVELS[0]}..{LEVELS[-1]}, not {self.level}")
-        if self.ordering not in PRINCIPLES:
-            raise ValueError(f"ordering must be one of {', '.join(PRINCIPLES)}")
-        if self.set_comparison not in SET_COMPARISONS:
-            raise ValueError(f"set_comparison must be one of {', '.join(SET_COMPARISONS)}")
+        check_task(self.task, self.level, self.ordering, self.set_comparison)
         _check_size(self.size)
 
     def instance(self, seed: int) -> Instance:
-        return generate_slot(Slot(self.task, self.level, self.ordering, self.set_comparison, seed))
+        return task_instance(self.task, self.level, self.ordering, self.set_comparison, seed)
 
     def difficulty(self) -> dict[str, Any]:
         return {"level": self.level}
@@ -84,19 +79,13 @@ class KgConfig:
     size: int = 500
 
     def validate(self) -> None:
-        if self.family not in FAMILIES:
-            raise ValueError(f"family must be one of {', '.join(FAMILIES)}")
-        if self.depth not in DEPTHS or self.complexity not in COMPLEXITIES:
-            raise ValueError(
-                f"depth must be in {DEPTHS[0]}..{DEPTHS[-1]} and complexity in"
-                f" {COMPLEXITIES[0]}..{COMPLEXITIES[-1]}"
-            )
+        check_family(self.family, self.depth, self.complexity)
         if self.split not in ("pretrain", "rl", "eval"):
             raise ValueError("split must be pretrain, rl or eval")
         _check_size(self.size)
 
     def instance(self, seed: int) -> Instance:
-        return generate_kg_slot(KgSlot(self.family, self.depth, self.complexity, seed, self.split))
+        return kg_instance(self.family, self.depth, self.complexity, seed, self.split)
 
     def difficulty(self) -> dict[str, Any]:
         return {"depth": self.depth, "complexity": self.complexity}
@@ -137,13 +126,7 @@ class ArgcDataset(ProceduralDataset):
 
 def score_entry(answer: str | None, entry: dict[str, Any]) -> float:
     """The native score of an answer to an entry, from `entry["metadata"]["instance"]`."""
-    if not isinstance(answer, str):
-        return 0.0
-    instance = Instance.from_record(entry["metadata"]["instance"])
-    task = REGISTRY.get(instance.task)
-    if task is not None and task.tagged and answer_region(answer) is None:
-        answer = f"<answer>{answer}</answer>"
-    return float(score(instance, answer).native)
+    return score_reply(entry["metadata"]["instance"], answer)
 
 
 def _name(config: ArgcConfig | KgConfig) -> str:

@@ -1,0 +1,26 @@
+"""The verifiers taskset `argc-verifiers` (`vf-eval argc-verifiers`).
+
+A re-export of `argc.integrations.verifiers`, whose docstring shows its use: verifiers imports a
+taskset id as a top-level package (`argc-verifiers` as `argc_verifiers`) and takes the Taskset
+subclass its `__all__` exports. Installed as its own package (pyproject's package-dir).
+"""
+
+from argc.integrations.verifiers import (
+    EVAL_SEED_OFFSET,
+    TASKSET_ID,
+    ArgcData,
+    ArgcTask,
+    ArgcTaskset,
+    ArgcTasksetConfig,
+    load_environment,
+)
+
+__all__ = [
+    "EVAL_SEED_OFFSET",
+    "TASKSET_ID",
+    "ArgcData",
+    "ArgcTask",
+    "ArgcTaskset",
+    "ArgcTasksetConfig",
+    "load_environment",
+]
