@@ -159,9 +159,10 @@ class Scorer(ABC):
     #: Whether the answer is the last <answer> region of a response (else the whole
     #: response is the answer: a solution trace ending with its answer sentence).
     tagged: ClassVar[bool] = True
-    #: The answer's closed labels (statuses, verdicts, relation names). A tokenizer built for
-    #: training keeps each a single token, so a model picks a label at once rather than
-    #: composing one from the pieces of two (`argc.train.tiny.train_tokenizer`).
+    #: The answer's closed labels (statuses, verdicts, relation names; for KG tasks the
+    #: entity words of every split). A tokenizer built for training keeps each a single
+    #: token, so a model picks a label at once rather than composing one from the pieces of
+    #: two, and a held-out name is not cut into letters (`argc.train.tiny.train_tokenizer`).
     labels: ClassVar[tuple[str, ...]] = ()
 
     @abstractmethod

@@ -47,7 +47,7 @@ def write_corpus(path: Path, texts: list[str]) -> Path:
 # The tokenizer and the model shape --------------------------------------------------------
 
 
-@pytest.mark.parametrize("vocab", [300, pretrain.VOCAB_SIZE])
+@pytest.mark.parametrize("vocab", [600, pretrain.VOCAB_SIZE])
 def test_domain_tokenizer_is_bounded_and_round_trips(vocab: int) -> None:
     texts = corpus_texts()
     tokenizer = pretrain.train_tokenizer(iter(texts), vocab)
@@ -57,12 +57,12 @@ def test_domain_tokenizer_is_bounded_and_round_trips(vocab: int) -> None:
     for text in [*texts[:20], "Zoë Ng breaks the glass vase (broken).\n\n  Step 2:"]:
         ids = tokenizer(text, add_special_tokens=False).input_ids
         assert tokenizer.decode(ids) == text
-    # with room in the vocabulary, the corpus's words are single tokens, spaces their own
+    # the entity words are single tokens at any size, spaces their own; with room in the
+    # vocabulary, the corpus's other words too
     tokens = tokenizer.tokenize(" Alice Smith sells")
+    assert tokens[:4] == ["Ġ", "Alice", "Ġ", "Smith"]
     if vocab == pretrain.VOCAB_SIZE:
         assert tokens == ["Ġ", "Alice", "Ġ", "Smith", "Ġ", "sells"]
-    else:
-        assert len(tokens) > 6
 
 
 def test_kg_107m_matches_table_10() -> None:

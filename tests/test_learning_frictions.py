@@ -272,7 +272,34 @@ def test_answer_labels_are_one_token_wherever_they_stand(tmp_path: Path) -> None
         for label in labels:
             for text in (f"<answer>{label}</answer>", f"one of x, {label}.", f"=> {label}(go(a))]"):
                 assert label in tokenizer.tokenize(text), (label, text)
-    assert tiny.answer_labels(["kg_deductive", "no such task"]) == ()
+    assert tiny.answer_labels(["no such task"]) == ()
+
+
+def test_held_out_kg_names_are_whole_tokens() -> None:
+    """A tokenizer trained on the pretraining split's stories cut the eval split's family
+    names into letters (`Young` as `Y` `ou` `n` `g`: 0 of 17 whole), and a model trained on
+    it lost even the trace's format on every held-out prompt (`Therefore:` for `Therefore,`,
+    0 of 48), where on the pretraining split it kept it on 48 of 48. KG tasks declare their
+    entity words, which a tokenizer built for them keeps whole, and only as whole words."""
+    from argc.tasks.kg.names import FAMILY_NAMES, FIRST_NAMES, family_names
+    from argc.train import tiny
+    from argc.train.data import generate_kg_slot
+    from argc.train.recipes import KgSlot
+
+    seen = [generate_kg_slot(KgSlot("deductive", 1, 1, i, "pretrain")) for i in range(30)]
+    texts = [instance.prompt + " " + instance.reference for instance in seen]
+    words = tiny.answer_labels(["kg_deductive"])
+    assert {name.capitalize() for name in (*FIRST_NAMES, *FAMILY_NAMES)} <= set(words)
+    plain = tiny.train_tokenizer(texts, 500)
+    held_out = [name.capitalize() for name in family_names("eval")]
+    assert sum(len(plain.tokenize(name)) == 1 for name in held_out) == 0  # the friction
+    tokenizer = tiny.train_tokenizer(texts, 500, words=words)
+    assert all(tokenizer.tokenize(name) == [name] for name in held_out)
+    story = generate_kg_slot(KgSlot("deductive", 2, 1, 0, "eval")).prompt
+    pieces = tokenizer.tokenize(story)
+    assert all(word in pieces for word in story.replace(".", " ").split() if word in held_out)
+    assert tokenizer.tokenize("Bella") == ["Bella"]
+    assert "Bell" not in tokenizer.tokenize("Bellamy")  # an entity word only standing alone
 
 
 # Logs reach a file as they are printed ------------------------------------------------------

@@ -147,8 +147,11 @@ def train_tokenizer(
     texts: Iterable[str], vocab_size: int = VOCAB_SIZE, *, show_progress: bool = False
 ) -> Any:
     """The domain tokenizer: the byte-level BPE of `argc.train.tiny` (Qwen2's split, ChatML
-    special tokens and chat template) trained on `texts`, at most `vocab_size` tokens."""
-    return tiny.train_tokenizer(texts, vocab_size, show_progress=show_progress)
+    special tokens and chat template) trained on `texts`, at most `vocab_size` tokens, with
+    the KG entity words of every split whole (`argc.tasks.kg.names.ENTITY_WORDS`)."""
+    from argc.tasks.kg.names import ENTITY_WORDS
+
+    return tiny.train_tokenizer(texts, vocab_size, show_progress=show_progress, words=ENTITY_WORDS)
 
 
 def qwen2_config(shape: ModelShape, tokenizer: Any = None) -> Any:

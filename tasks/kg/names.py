@@ -55,6 +55,18 @@ NOUNS = _words(
 OBJECT_NAMES = tuple(f"{adjective}_{noun}" for adjective in ADJECTIVES for noun in NOUNS)
 
 
+#: The words every KG story, trace and answer is made of: the persons' first and family
+#: names of every split, as written (`Alice`, `Smith`), the objects' adjectives and nouns and
+#: the integrity states. A tokenizer built for KG tasks keeps each one token (`KgTask.labels`),
+#: so a held-out split's names are not cut into letters.
+ENTITY_WORDS: tuple[str, ...] = tuple(
+    sorted(
+        {name.capitalize() for name in (*FIRST_NAMES, *FAMILY_NAMES)}
+        | {*ADJECTIVES, *NOUNS, "intact", "broken"}
+    )
+)
+
+
 def family_names(split: str) -> tuple[str, ...]:
     """The family names of a split."""
     if split not in SPLITS:

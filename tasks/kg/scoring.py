@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 
 from argc.tasks.answers import UnreadableAnswer
 from argc.tasks.framework import Instance, Score, Scorer, register
+from argc.tasks.kg.names import ENTITY_WORDS
 from argc.tasks.kg.solutions import (
     Solution,
     answer_match,
@@ -56,6 +57,7 @@ class KgTask(Scorer):
 
     suite: ClassVar[str] = "kg"
     tagged: ClassVar[bool] = False
+    labels: ClassVar[tuple[str, ...]] = ENTITY_WORDS
     kg_family: ClassVar[str]
 
     def score_answer(self, instance: Instance, answer: str) -> Score:
