@@ -56,7 +56,8 @@ def train_tokenizer(
     """A byte-level BPE tokenizer trained on `texts` (streamed: an iterator is read once) and
     the chat roles, with ChatML special tokens and template; each of `words` (answer labels,
     `answer_labels`) is then one token wherever it stands alone. At most `vocab_size` tokens
-    in all, where that holds the byte alphabet, the special tokens and the words. Without that a model that learnt
+    in all, where that holds the byte alphabet, the special tokens and the words. Without
+    that a model that learnt
     `conflict` + `_` + `unresolved` and `no` + `_` + `applicable` + `_` + `norm` sampled
     `conflict_applicable_norm` and other non-labels in 70 of 800 answers sampled at
     temperature 1 (100 held-out prompts)."""
