@@ -93,6 +93,9 @@ EXAMPLES = {
     "eval": """\
   argc eval benchmark/ --base-url http://127.0.0.1:8000/v1 --model M --out run.jsonl
   argc eval instances.jsonl --local models/small --out run-small.jsonl""",
+    "serve": """\
+  argc serve                          # http://127.0.0.1:8000/api/health
+  argc serve --port 8080 --workers 4 --time-limit 20""",
     "report": """\
   argc report run.jsonl run-small.jsonl --out report/""",
     "train": """\
@@ -140,6 +143,9 @@ GROUPS = {
         " ArgGYM's released taskset",
         "eval": "run a model on instances and score its answers (JSONL run file)",
         "report": "tables and plots of evaluation runs",
+    },
+    "argc.serve": {
+        "serve": "argc's checker and scorers as a JSON API over HTTP",
     },
     "argc.train.cli": {
         "train": "GRPO training from a recipe (TRL)",

@@ -236,7 +236,7 @@ def _clock(limits: Limits, watchdog: Watchdog, path: str, as_json: bool) -> Limi
     """One input's limits, its time counted from now (before the file is read), with the
     watchdog armed to end the process just after the limit if some step does not stop."""
     message = f"{path}: time limit of {limits.seconds:g} s exceeded"
-    stdout = json.dumps({"file": path, "error": message}) if as_json else None
+    stdout = json.dumps({"file": path, "error": message, "limit": "time"}) if as_json else None
     watchdog.arm(limits.seconds, message, stdout)
     return replace(limits, started=time.monotonic())
 
@@ -363,9 +363,12 @@ def _warnings(theory: Theory, path: str, explained: list[Literal]) -> list[str]:
 
 def _failed(path: str, error: InputError | LimitExceeded, as_json: bool) -> int:
     """Report a file's input error or exceeded limit (also as a JSON record)."""
-    message = str(error) if isinstance(error, InputError) else _limit_message(path, error)
+    record = {"file": path, "error": str(error)}
+    if isinstance(error, LimitExceeded):  # which limit: a field of Limits, time or memory
+        record.update(error=_limit_message(path, error), limit=error.limit or "other")
+    message = record["error"]
     if as_json:
-        print(json.dumps({"file": path, "error": message}), flush=True)
+        print(json.dumps(record), flush=True)
     print(message, file=sys.stderr, flush=True)
     return EXIT_INPUT_ERROR
 

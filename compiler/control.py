@@ -110,7 +110,8 @@ class Deadline:
     def exceeded(self, detail: str = "") -> TimeLimitExceeded:
         """The error saying that this time limit passed (`detail` in parentheses)."""
         return TimeLimitExceeded(
-            f"time limit of {self.seconds:g} s exceeded" + (f" ({detail})" if detail else "")
+            f"time limit of {self.seconds:g} s exceeded" + (f" ({detail})" if detail else ""),
+            "time",
         )
 
     def check(self) -> None:
@@ -442,7 +443,7 @@ class Session:
                     names.append(part)
             self.control.ground([(name, []) for name in names], context=budget)
         except MemoryError:
-            raise MemoryLimitExceeded("out of memory while grounding") from None
+            raise MemoryLimitExceeded("out of memory while grounding", "memory") from None
         except RuntimeError:
             if budget.exceeded is not None:
                 raise budget.exceeded from None
@@ -531,7 +532,7 @@ class Session:
                         raise self.deadline.exceeded()
                 result = handle.get()
         except MemoryError:
-            raise MemoryLimitExceeded("out of memory while solving") from None
+            raise MemoryLimitExceeded("out of memory while solving", "memory") from None
         finished = result.exhausted or stopped or 0 < wanted <= models
         if conflicts is not None and not finished:
             raise LimitExceeded(f"a search takes more than {conflicts:,} conflicts")

@@ -350,7 +350,7 @@ def _directives(text: str, filename: str, deadline: float | None) -> list[Direct
     try:
         scanned = _scanned(text, deadline)
     except _OutOfTime:
-        raise LimitExceeded(f"{filename}: time limit exceeded while parsing") from None
+        raise LimitExceeded(f"{filename}: time limit exceeded while parsing", "time") from None
     if scanned is not None:
         return scanned
     return _lark_directives(text, filename, deadline)
@@ -367,7 +367,7 @@ def _lark_directives(text: str, filename: str, deadline: float | None) -> list[D
         tree = parser.parse(text)
         return transformer().transform(tree)
     except _OutOfTime:
-        raise LimitExceeded(f"{filename}: time limit exceeded while parsing") from None
+        raise LimitExceeded(f"{filename}: time limit exceeded while parsing", "time") from None
     except UnexpectedInput as error:
         raise lark_syntax_error(error, parser, _FRIENDLY_TERMINALS, filename, lines) from None
     except VisitError as error:
@@ -450,7 +450,7 @@ def _bounded_read(handle, name: str, deadline: float | None) -> bytes:
         if size > 4 * MAX_SOURCE_CHARS:
             raise InputError(_too_large(size, more=True), filename=name)
         if deadline is not None and time.monotonic() > deadline:
-            raise LimitExceeded(f"{name}: time limit exceeded while reading")
+            raise LimitExceeded(f"{name}: time limit exceeded while reading", "time")
     return b"".join(chunks)
 
 

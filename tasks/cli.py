@@ -307,16 +307,10 @@ def _score(args: argparse.Namespace) -> int:
     except ArgcError as error:
         print(f"argc score: {error}", file=sys.stderr)
         return EXIT_INPUT_ERROR
-    ids = {instance.id for instance in instances}
-    unknown = len(set(predictions) - ids)
-    unanswered = len(ids - set(predictions))
-    if unknown:
-        warnings.append(f"{unknown} predictions name no instance (ignored)")
-    if unanswered:
-        warnings.append(f"{unanswered} instances have no prediction (scored 0)")
+    warnings += coverage_warnings(instances, predictions)
     for warning in warnings:
         print(f"argc score: {warning}", file=sys.stderr)
-    rows, table = _scored(instances, predictions)
+    rows, table = scored(instances, predictions)
     print(f"{'task':<20} {'n':>5} {'success':>8} {'native':>8}")
     for task, results in sorted(table.items()):
         success = sum(result.success for result in results) / len(results)
@@ -331,25 +325,52 @@ def _score(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def coverage_warnings(instances: list[Instance], predictions: dict[str, str]) -> list[str]:
+    """Predictions that name no instance, and instances without a prediction."""
+    ids = {instance.id for instance in instances}
+    unknown = len(set(predictions) - ids)
+    unanswered = len(ids - set(predictions))
+    warnings = []
+    if unknown:
+        warnings.append(
+            f"{_number(unknown, 'prediction names', 'predictions name')} no instance (ignored)"
+        )
+    if unanswered:
+        warnings.append(
+            f"{_number(unanswered, 'instance has', 'instances have')} no prediction (scored 0)"
+        )
+    return warnings
+
+
 def _number(count: int, one: str, many: str) -> str:
     """`1 id has`, `2 ids have`: a count with the words that agree with it."""
     return f"{count} {one if count == 1 else many}"
 
 
 def read_predictions(path: Path) -> tuple[dict[str, str], list[str]]:
-    """Responses by id, and warnings: rows without an id, ids given twice (the last counts),
-    responses that are not text (scored as empty). InputError when the file holds
+    """Responses by id, and warnings (`prediction_rows`). InputError when the file holds
     instances instead."""
-    predictions: dict[str, str] = {}
-    lines: Counter[str] = Counter()
-    without_id = not_text = 0
-    for row in read_jsonl(path):
+    rows = list(read_jsonl(path))
+    for row in rows:
         if "response" not in row and "prompt" in row and "theory" in row:
             raise InputError(
                 "looks like an instances file, not predictions ({id, response} lines); the"
                 " predictions come second",
                 filename=str(path),
             )
+    return prediction_rows(rows)
+
+
+def prediction_rows(rows: Iterable[Any]) -> tuple[dict[str, str], list[str]]:
+    """Responses by id, and warnings: rows without an id, ids given twice (the last counts),
+    responses that are not text (scored as empty)."""
+    predictions: dict[str, str] = {}
+    lines: Counter[str] = Counter()
+    without_id = not_text = 0
+    for row in rows:
+        if not isinstance(row, dict):
+            without_id += 1
+            continue
         identifier, response = row.get("id"), row.get("response")
         if not isinstance(identifier, str):
             without_id += 1
@@ -378,7 +399,7 @@ def read_predictions(path: Path) -> tuple[dict[str, str], list[str]]:
     return predictions, warnings
 
 
-def _scored(
+def scored(
     instances: list[Instance], predictions: dict[str, str]
 ) -> tuple[list[str], dict[str, list[Score]]]:
     """Result rows (JSON lines) and the results by task."""

@@ -293,7 +293,7 @@ def test_an_output_built_past_the_limit_is_not_printed(mode, late, inputs, capsy
     assert err.count("\n") == 1 and "time limit of 60 s exceeded" in err
     if "--json" in argv and argv[0] in ("check", "af"):
         record = json.loads(out)
-        assert record == {"file": record["file"], "error": err.strip()}
+        assert record == {"file": record["file"], "error": err.strip(), "limit": "time"}
     else:
         assert out == ""
 
@@ -327,7 +327,11 @@ def test_a_stuck_json_report_ends_at_the_limit_with_one_error_record(inputs):
     done = run_with_stuck_builder("argc.compiler.cli", "as_record", argv)
     message = f"{inputs['storm']}: time limit of 0.5 s exceeded"
     assert (done.returncode, done.stderr) == (2, message + "\n")
-    assert json.loads(done.stdout) == {"file": str(inputs["storm"]), "error": message}
+    assert json.loads(done.stdout) == {
+        "file": str(inputs["storm"]),
+        "error": message,
+        "limit": "time",
+    }
 
 
 def test_a_stuck_kg_report_ends_at_the_limit():

@@ -184,7 +184,7 @@ def test_missing_repeated_and_unknown_ids_are_counted(instances, tmp_path, capsy
     assert "1 prediction has no string id" in err
     assert "1 id has several predictions (2 lines); the last of each counts" in err
     assert "1 response is not text" in err
-    assert "1 predictions name no instance" in err
+    assert "1 prediction names no instance" in err
     assert "2 instances have no prediction" in err
     results = {row["id"]: row for row in map(json.loads, out.read_text().splitlines())}
     assert results[rows[0]["id"]]["success"] and not results[rows[1]["id"]]["success"]

@@ -136,7 +136,8 @@ def check_states(
     if objects * (times - 1) > limits.instantiations:
         raise LimitExceeded(
             f"{work[0]} takes more than {limits.instantiations:,} {work[1]}"
-            f" ({objects:,} objects at {times:,} times)"
+            f" ({objects:,} objects at {times:,} times)",
+            "instantiations",
         )
     if (objects + 1) * times > max_states:
         raise LimitExceeded(
