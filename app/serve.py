@@ -1,8 +1,9 @@
 """`argc serve`: argc's checker and scorers as a JSON API over HTTP (the `serve` extra).
 
     GET  /api/health   {"status": "ok", "version": "argc X.Y.Z"}
+    GET  /             the explorer page (argc/static: no script from elsewhere)
     POST /api/check    {"text", "language"?: "arg" | "kg" | "norm", "ordering"?, "set"?,
-                        "comparison"?, "semantics"?}
+                        "comparison"?, "semantics"?, "explain"?: [literal, ...]}
                        -> the record `argc check --json --graph` prints ("file": "<text>");
                           400 {"error"} for a text that does not parse, 422 {"error",
                           "limit"} for an exceeded limit, 413 for a body over --max-body
@@ -42,6 +43,13 @@ MAX_BODY = 1 << 20
 CHILD_GRACE = 10.0
 #: The suffix of a checked text's file, by language.
 SUFFIXES = {"arg": ".arg", "kg": ".kg", "norm": ".norm"}
+#: The explorer page's files (`argc/static`), with their media types; no script comes from
+#: anywhere else, so the page works offline.
+STATIC = {
+    "explorer.html": "text/html",
+    "explorer.js": "text/javascript",
+    "explorer.css": "text/css",
+}
 #: The options of /api/check that become `argc check` flags.
 CHECK_OPTIONS = {"ordering": "--ordering", "set": "--set", "comparison": "--comparison"}
 CHECK_OPTIONS |= {"semantics": "--semantics"}
@@ -118,7 +126,7 @@ async def _too_large(send: Send, max_body: int) -> None:
 def create_app(settings: ServeSettings = ServeSettings()) -> Any:
     """The API as an ASGI application."""
     from fastapi import FastAPI, Request
-    from fastapi.responses import JSONResponse
+    from fastapi.responses import HTMLResponse, JSONResponse, Response
 
     api = FastAPI(title="argc", version=__version__, docs_url=None, redoc_url=None)
     checks = asyncio.Semaphore(settings.concurrent_checks)
@@ -131,6 +139,16 @@ def create_app(settings: ServeSettings = ServeSettings()) -> Any:
         if not isinstance(body, dict):
             return JSONResponse({"error": "the body must be a JSON object"}, status_code=400)
         return body
+
+    @api.get("/")
+    async def explorer() -> HTMLResponse:
+        return HTMLResponse(_static("explorer.html"))
+
+    @api.get("/static/{name}")
+    async def static(name: str) -> Response:
+        if name not in STATIC:
+            return JSONResponse({"error": f"no file {name}"}, status_code=404)
+        return Response(_static(name), media_type=STATIC[name])
 
     @api.get("/api/health")
     async def health() -> dict[str, str]:
@@ -197,6 +215,10 @@ def check_command(body: dict[str, Any], settings: ServeSettings) -> list[str]:
                 if not isinstance(value, str):
                     raise ValueError(f'"{field}" must be a string')
                 command += [flag, value]
+        explained = body.get("explain", [])
+        if not isinstance(explained, list) or not all(isinstance(x, str) for x in explained):
+            raise ValueError('"explain" must be a list of literals')
+        command += [f"--explain={literal}" for literal in explained]
     return command
 
 
@@ -232,6 +254,12 @@ async def run_check(text: str, language: str, command: list[str]) -> tuple[int, 
     if record is not None and "limit" in record:
         return 422, {"error": message, "limit": record["limit"]}
     return 400, {"error": message}
+
+
+def _static(name: str) -> str:
+    from importlib.resources import files
+
+    return files("argc").joinpath("static", name).read_text(encoding="utf-8")
 
 
 def _last_record(stdout: str) -> dict | None:
