@@ -408,3 +408,16 @@ def test_check_warns_about_options_that_only_theories_use(capsys) -> None:
     assert "--explain applies to theories" in err
     assert main(["check", str(WORKED)]) == 0
     assert "warning" not in capsys.readouterr().err
+
+
+def test_check_counts_agree_in_number(tmp_path, capsys) -> None:
+    path = tmp_path / "one.kg"
+    path.write_text(
+        "person alice_smith: female.\nobject red_ball.\nown(alice_smith, red_ball).\n"
+        "break(alice_smith, red_ball).\n",
+        encoding="utf-8",
+    )
+    assert main(["check", str(path)]) == EXIT_OK
+    assert capsys.readouterr().out.splitlines()[0].endswith(
+        "one.kg: KG world: 1 person, 1 object, 1 event"
+    )

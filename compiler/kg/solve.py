@@ -103,11 +103,15 @@ class KgModel:
     def summary(self, path: str) -> str:
         """The timeline, one line per time (the event and the states of the objects it
         affects; every object at time 0), the depths and the composite relations."""
+        from argc.compiler.report import counted
+
         world = self.world
-        lines = [
-            f"{path}: KG world: {len(world.persons)} persons, {len(world.objects)} objects,"
-            f" {len(world.events)} events"
+        sizes = [
+            counted(len(world.persons), "person"),
+            counted(len(world.objects), "object"),
+            counted(len(world.events), "event"),
         ]
+        lines = [f"{path}: KG world: {', '.join(sizes)}"]
         events = ["initial", *(str(event) for event in world.events)]
         width = max(map(len, events))
         for time, states in enumerate(self.timeline):
