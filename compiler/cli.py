@@ -175,6 +175,10 @@ COUNT_FLAGS = {
 }
 
 
+#: The counted limits an option raises (time and memory have theirs in their message).
+COUNTED = ("arguments", "sub_arguments", "instantiations", "attacks", "extensions")
+
+
 def _field(flag: str) -> str:
     """The Limits field of a `--max-...` option."""
     return flag.removeprefix("--max-").replace("-", "_")
@@ -274,7 +278,7 @@ def _limit_message(path: str, error: LimitExceeded) -> str:
     """The limit's message for `path`, naming the option that raises a counted limit."""
     text = str(error)
     text = text if text.startswith(f"{path}:") else f"{path}: {text}"
-    if error.limit is not None:
+    if error.limit in COUNTED:
         text += f" (--max-{error.limit.replace('_', '-')} N raises the limit)"
     return text
 

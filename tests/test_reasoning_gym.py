@@ -77,6 +77,7 @@ def test_every_task_and_family_is_registered_once():
     from argc.tasks.framework import generated_tasks
     from argc.tasks.kg.families import FAMILIES
 
+    adapter.register_all()  # tasks loaded since the import (another test's task file)
     names = {f"argc_{task}" for task in generated_tasks()}
     names |= {f"argc_kg_{family}" for family in FAMILIES}
     assert names <= set(reasoning_gym.factory.DATASETS)

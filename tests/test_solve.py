@@ -354,7 +354,8 @@ def test_cli_reports_limit_exceeded_as_exit_2(tmp_path, capsys):
     assert code == 2
     out, err = capsys.readouterr()
     assert time.monotonic() - started < GRACE
-    assert json.loads(out) == {"file": str(path), "error": f"{path}: time limit of 0.5 s exceeded"}
+    message = f"{path}: time limit of 0.5 s exceeded"
+    assert json.loads(out) == {"file": str(path), "error": message, "limit": "time"}
     assert "Traceback" not in err
 
 
