@@ -418,6 +418,8 @@ def test_check_counts_agree_in_number(tmp_path, capsys) -> None:
         encoding="utf-8",
     )
     assert main(["check", str(path)]) == EXIT_OK
-    assert capsys.readouterr().out.splitlines()[0].endswith(
-        "one.kg: KG world: 1 person, 1 object, 1 event"
+    assert (
+        capsys.readouterr()
+        .out.splitlines()[0]
+        .endswith("one.kg: KG world: 1 person, 1 object, 1 event")
     )
