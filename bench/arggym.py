@@ -38,11 +38,11 @@ from argc.dsl.ir import Axiom, Directive, Literal, Ordering, Premise, QueryHeade
 from argc.dsl.parser import parse_directives, parse_intervention
 from argc.files import write_output
 from argc.tasks import REGISTRY, Instance
-from argc.tasks.claim_chain import directive_key
+from argc.tasks.arggym.claim_chain import directive_key
+from argc.tasks.arggym.intervention import InterventionTask, intervention_target
+from argc.tasks.arggym.semantics_query import SPELLINGS, status
 from argc.tasks.framework import GENERATION_LIMITS as LIMITS
 from argc.tasks.framework import LEVELS, Candidate
-from argc.tasks.intervention import InterventionTask, intervention_target
-from argc.tasks.semantics_query import SPELLINGS, status
 
 #: The manifest's taskset of an imported folder (`argc bench audit` checks it as such).
 RELEASED_TASKSET = "arggym-released"

@@ -45,8 +45,8 @@ from argc.dsl.ir import ORDERINGS, Ordering, Theory
 from argc.dsl.parser import parse_intervention
 from argc.options import positive_int
 from argc.tasks import REGISTRY, GenerationFailed, Instance, generate
+from argc.tasks.arggym.intervention import InterventionTask
 from argc.tasks.framework import GenerationStopped, instance_id
-from argc.tasks.intervention import InterventionTask
 from argc.tasks.isolation import score_isolated
 
 #: Each check: its name in the report and what it counts.

@@ -1,19 +1,7 @@
 """Reasoning tasks built on solved theories: generators, ASP gates and targets, prompts,
 answer grammars and scorers, registered by name."""
 
-from argc.tasks import (  # noqa: F401  (importing a task module registers it)
-    attack,
-    attack_defense,
-    claim_chain,
-    counter_argument,
-    defeat_diagnosis,
-    defence,
-    formalization,
-    perturbation,
-    preference_construction,
-    semantics_query,
-    status_query,
-)
+from argc.tasks import arggym  # noqa: F401  (ArgGYM's tasks: importing them registers them)
 from argc.tasks.framework import (
     LEVELS,
     REGISTRY,

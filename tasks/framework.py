@@ -202,7 +202,8 @@ class Task(Scorer):
         if self.program_file is not None:
             return Path(self.program_file).read_text(encoding="utf-8")
         name = self.family or self.name
-        return files("argc.tasks").joinpath(f"{name}.lp").read_text(encoding="utf-8")
+        package = type(self).__module__.rpartition(".")[0]  # beside the task's module
+        return files(package).joinpath(f"{name}.lp").read_text(encoding="utf-8")
 
     @abstractmethod
     def candidate(self, rng: random.Random, level: int) -> Candidate:

@@ -10,7 +10,7 @@ from argc.dsl.canonical import canonical
 from argc.dsl.ir import Axiom, Literal, Ordering, Premise, QueryHeader, Theory
 from argc.dsl.parser import parse_theory
 from argc.tasks import Instance, get_task
-from argc.tasks.formalization import Described
+from argc.tasks.arggym.formalization import Described
 
 TASK = get_task("formalization")
 

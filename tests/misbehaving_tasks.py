@@ -14,7 +14,7 @@ from argc.tasks import Instance, generate
 TASKS = """
 import os, time
 from argc.tasks.framework import Score, register
-from argc.tasks.status_query import StatusQuery
+from argc.tasks.arggym.status_query import StatusQuery
 
 KEPT = []
 

@@ -20,9 +20,9 @@ from argc.compiler import query, solve
 from argc.dsl.ir import Literal, Ordering, Theory
 from argc.dsl.parser import parse_theory
 from argc.tasks import Instance, generate, get_task, score
-from argc.tasks.defeat_diagnosis import read_diagnosis
+from argc.tasks.arggym.defeat_diagnosis import read_diagnosis
+from argc.tasks.arggym.semantics_query import status
 from argc.tasks.framework import Candidate
-from argc.tasks.semantics_query import status
 
 SAMPLE = Path(
     os.environ.get(

@@ -9,7 +9,7 @@ import pytest
 from formalization_cases import hand_instance, in_answer, renamed_reference, status_table
 
 from argc.tasks import Instance, generate, score
-from argc.tasks.formalization import FormalizationScore
+from argc.tasks.arggym.formalization import FormalizationScore
 from argc.tasks.framework import CELLS
 from argc.train.rewards import (
     DEFAULT_MIN_STRUCTURE,

@@ -13,7 +13,7 @@ from margins import GRACE
 
 from argc.dsl.ir import ORDERINGS
 from argc.tasks import REGISTRY, generate, isolation, score, score_group, score_groups
-from argc.tasks import intervention as intervention_tasks
+from argc.tasks.arggym import intervention as intervention_tasks
 from argc.tasks.isolation import REQUEST_DEADLINES, IsolatedScorer, Isolation
 
 CONSTRUCTIVE = ("counter_argument", "preference_construction", "defence", "attack")

@@ -1,4 +1,4 @@
-"""Attacks that the link principle decides (argc.tasks.principle): each fails under one
+"""Attacks that the link principle decides (argc.tasks.arggym.principle): each fails under one
 principle and succeeds under the other, under either set comparison (hand-derived tables),
 PyArg agrees, and the set comparison changes no defeat."""
 
@@ -11,9 +11,9 @@ from oracle import oracle
 
 from argc.compiler import solve
 from argc.dsl.ir import ORDERINGS, PRINCIPLES, SET_COMPARISONS, Literal, Ordering
-from argc.tasks import principle
+from argc.tasks.arggym import principle
+from argc.tasks.arggym.principle import LAST_LINK, WEAKEST_LINK, Support
 from argc.tasks.builder import Builder
-from argc.tasks.principle import LAST_LINK, WEAKEST_LINK, Support
 
 J, OUT, U = "justified", "overruled", "undecided"
 

@@ -11,7 +11,7 @@ import pytest
 from oracle import oracle
 from task_checks import check_contract
 
-import argc.tasks.claim_chain  # noqa: F401  (registers the task)
+import argc.tasks.arggym.claim_chain  # noqa: F401  (registers the task)
 from argc.bench.diagnose import other
 from argc.compiler import query, solve
 from argc.dsl.ir import (
@@ -26,7 +26,7 @@ from argc.dsl.ir import (
 )
 from argc.dsl.parser import parse_directives
 from argc.tasks import Instance, generate, get_task, score
-from argc.tasks.claim_chain import chain_score, read_directives
+from argc.tasks.arggym.claim_chain import chain_score, read_directives
 from argc.tasks.framework import CELLS, Candidate
 
 

@@ -12,7 +12,7 @@ import pytest
 from oracle import oracle
 from task_checks import check_contract
 
-import argc.tasks.defeat_diagnosis as dd
+import argc.tasks.arggym.defeat_diagnosis as dd
 from argc.compiler import query, solve
 from argc.dsl import parse_theory
 from argc.dsl.ir import ORDERINGS, Literal, Ordering, Theory

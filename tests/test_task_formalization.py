@@ -12,11 +12,11 @@ from formalization_cases import hand_instance, in_answer, renamed_reference
 from oracle import oracle
 from task_checks import check_contract
 
-import argc.tasks.formalization  # noqa: F401  (registers the task)
+import argc.tasks.arggym.formalization  # noqa: F401  (registers the task)
 from argc.dsl.ir import ORDERINGS, Ordering, Rule, Theory
 from argc.dsl.parser import parse_theory
 from argc.tasks import LEVELS, Instance, generate, score
-from argc.tasks.formalization import (
+from argc.tasks.arggym.formalization import (
     MAX_DIRECTIVES,
     Signer,
     clean_answer,
@@ -24,8 +24,8 @@ from argc.tasks.formalization import (
     multiset_f1,
     rule_correspondence,
 )
+from argc.tasks.arggym.templates import PARAPHRASTIC, POOLS, TECHNICAL, Realizer
 from argc.tasks.framework import CELLS
-from argc.tasks.templates import PARAPHRASTIC, POOLS, TECHNICAL, Realizer
 
 
 def _features(theory: Theory) -> set[str]:

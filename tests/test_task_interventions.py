@@ -37,9 +37,8 @@ from argc.dsl.ir import (
 )
 from argc.dsl.parser import parse_intervention, parse_theory
 from argc.tasks import REGISTRY, Instance, generate, score
-from argc.tasks.counter_argument import CounterArgument
-from argc.tasks.framework import CELLS, Candidate
-from argc.tasks.intervention import (
+from argc.tasks.arggym.counter_argument import CounterArgument
+from argc.tasks.arggym.intervention import (
     ATTACKING,
     FORMS,
     InterventionTask,
@@ -47,6 +46,7 @@ from argc.tasks.intervention import (
     legal_part,
     score_intervention,
 )
+from argc.tasks.framework import CELLS, Candidate
 
 TASKS = sorted(name for name, task in REGISTRY.items() if isinstance(task, InterventionTask))
 #: Most subsets smaller than the minimum that the enumeration check solves per instance.

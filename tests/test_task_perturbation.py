@@ -12,7 +12,7 @@ import pytest
 from oracle import oracle
 from task_checks import check_contract
 
-import argc.tasks.perturbation as pt
+import argc.tasks.arggym.perturbation as pt
 from argc.compiler import solve
 from argc.dsl.ir import (
     ORDERINGS,
@@ -26,7 +26,8 @@ from argc.dsl.ir import (
     RulePreference,
 )
 from argc.dsl.parser import parse_theory
-from argc.tasks import Instance, generate, principle, score
+from argc.tasks import Instance, generate, score
+from argc.tasks.arggym import principle
 from argc.tasks.builder import Builder
 from argc.tasks.framework import CELLS
 

@@ -11,15 +11,15 @@ import pytest
 from oracle import oracle
 from task_checks import check_contract
 
-import argc.tasks.semantics_query as sq
+import argc.tasks.arggym.semantics_query as sq
 from argc.compiler import query, solve
 from argc.compiler.facts import literal_term
 from argc.dsl import parse_theory
 from argc.dsl.ir import ORDERINGS, Literal, Ordering, Theory
 from argc.tasks import Instance, generate, get_task, score
+from argc.tasks.arggym.symbols import literal_of
 from argc.tasks.builder import Builder
 from argc.tasks.framework import CELLS
-from argc.tasks.symbols import literal_of
 
 #: PyArg enumerates extensions by brute force: only small frameworks are checked against it.
 PYARG_MAX_ARGUMENTS = 15

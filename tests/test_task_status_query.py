@@ -24,8 +24,8 @@ from argc.dsl.ir import ORDERINGS, Literal, Ordering
 from argc.dsl.parser import parse_theory, read_theory
 from argc.tasks import generate, score
 from argc.tasks.answers import answer_region, pair_f1, read_entries
+from argc.tasks.arggym.status_query import Design, choose, curriculum, design, query_count, vector
 from argc.tasks.framework import CELLS, LEVELS
-from argc.tasks.status_query import Design, choose, curriculum, design, query_count, vector
 
 LAST_ELITIST, LAST_DEMOCRATIC, WEAKEST_ELITIST, WEAKEST_DEMOCRATIC = ORDERINGS
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"

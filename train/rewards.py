@@ -31,9 +31,9 @@ from typing import Any
 from argc.dsl.parser import parse_intervention
 from argc.tasks import Instance, Score, get_task
 from argc.tasks.answers import MAX_ANSWER_CHARS, answer_regions, answer_text
-from argc.tasks.formalization import FormalizationScore
+from argc.tasks.arggym.formalization import FormalizationScore
+from argc.tasks.arggym.intervention import InterventionTask
 from argc.tasks.framework import is_unreadable
-from argc.tasks.intervention import InterventionTask
 from argc.tasks.isolation import default_scorer
 from argc.tasks.kg.scoring import KgScore
 from argc.tasks.kg.scoring import gated as kg_gated

@@ -18,11 +18,11 @@ from dataclasses import dataclass
 from argc.compiler import Solution
 from argc.compiler.facts import literal_term
 from argc.dsl.ir import Directive, Literal
-from argc.tasks.attack import attack_space
+from argc.tasks.arggym.attack import attack_space
+from argc.tasks.arggym.defence import DefencePlan, attackers, defence_space
+from argc.tasks.arggym.intervention import InterventionTask, Space, finished, spread, support
 from argc.tasks.builder import Builder
-from argc.tasks.defence import DefencePlan, attackers, defence_space
 from argc.tasks.framework import Candidate, register
-from argc.tasks.intervention import InterventionTask, Space, finished, spread, support
 
 
 @dataclass(frozen=True)

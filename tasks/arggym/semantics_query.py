@@ -20,6 +20,7 @@ from argc.compiler import LimitExceeded, MachineLimitExceeded, QueryResult, Solu
 from argc.compiler.facts import literal_term
 from argc.dsl.ir import Literal, Ordering, QueryHeader, Rule
 from argc.tasks.answers import UnreadableAnswer, pair_f1, read_entries
+from argc.tasks.arggym.symbols import literal_of
 from argc.tasks.builder import Builder, Shape, build
 from argc.tasks.framework import (
     GENERATION_LIMITS,
@@ -31,7 +32,6 @@ from argc.tasks.framework import (
     register,
 )
 from argc.tasks.prompts import answer_request, theory_block
-from argc.tasks.symbols import literal_of
 
 GROUNDED, EAGER, STABLE = "grounded", "eager", "stable"
 CREDULOUS, SCEPTICAL = "credulous preferred", "sceptical preferred"

@@ -20,10 +20,10 @@ from typing import Any
 from argc.compiler import QueryResult
 from argc.dsl.ir import ORDERINGS, Literal, Ordering, QueryHeader, Rule, Theory
 from argc.tasks.answers import score_map
+from argc.tasks.arggym.symbols import literal_of
 from argc.tasks.builder import Builder
 from argc.tasks.framework import Candidate, Instance, Score, Task, register
 from argc.tasks.prompts import answer_request, claim_list, theory_block
-from argc.tasks.symbols import literal_of
 
 STATUSES = ("justified", "overruled", "undecided")
 #: A claim's grounded status under each ordering of ORDERINGS (last-link elitist, last-link

@@ -1,7 +1,7 @@
 """formalization: write a theory, described in controlled natural language, as directives.
 
 The model reads a description realized sentence by sentence from template pools
-(`argc.tasks.templates`), technical or paraphrastic, together with the statuses a correct
+(`argc.tasks.arggym.templates`), technical or paraphrastic, together with the statuses a correct
 formalization induces on some queried claims, and answers with `.arg` directives. The answer
 is solved under the instance's ordering and scored as ArgGYM's Appendix B says:
 
@@ -53,6 +53,8 @@ from argc.dsl.ir import (
 )
 from argc.dsl.parser import parse_directives, parse_theory
 from argc.tasks.answers import MAX_ANSWER_CHARS, pair_f1
+from argc.tasks.arggym.symbols import literal_of
+from argc.tasks.arggym.templates import PARAPHRASTIC, Realizer
 from argc.tasks.builder import Builder
 from argc.tasks.framework import (
     SCORING_LIMITS,
@@ -64,8 +66,6 @@ from argc.tasks.framework import (
     register,
 )
 from argc.tasks.prompts import LEGEND, answer_request, claim_list
-from argc.tasks.symbols import literal_of
-from argc.tasks.templates import PARAPHRASTIC, Realizer
 
 #: Most directives a submitted theory may have; longer answers score 0.
 MAX_DIRECTIVES = 200

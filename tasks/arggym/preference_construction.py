@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from argc.compiler import LimitExceeded, MachineLimitExceeded, Solution, solve
 from argc.dsl.errors import ArgcError
 from argc.dsl.ir import Directive, Literal, PremisePreference, RulePreference
+from argc.tasks.arggym.intervention import InterventionTask, Plan, Space, finished, spread
 from argc.tasks.builder import Builder, Conflict
 from argc.tasks.framework import GENERATION_LIMITS, Candidate, register
-from argc.tasks.intervention import InterventionTask, Plan, Space, finished, spread
 
 #: Preferences only, over what the theory already has.
 PREFERENCES = ("prefer_rule", "prefer_premise")

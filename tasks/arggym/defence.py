@@ -19,9 +19,7 @@ from dataclasses import dataclass
 
 from argc.compiler import Solution
 from argc.dsl.ir import Directive, Literal
-from argc.tasks.builder import Builder, Chain
-from argc.tasks.framework import Candidate, register
-from argc.tasks.intervention import (
+from argc.tasks.arggym.intervention import (
     InterventionTask,
     SourcedPlan,
     Space,
@@ -30,6 +28,8 @@ from argc.tasks.intervention import (
     support,
     support_arguments,
 )
+from argc.tasks.builder import Builder, Chain
+from argc.tasks.framework import Candidate, register
 
 
 @dataclass(frozen=True)

@@ -27,10 +27,10 @@ from lark.exceptions import LarkError, UnexpectedInput
 from argc.compiler import QueryResult
 from argc.dsl.ir import Literal, Ordering, QueryHeader, Rule, RulePreference
 from argc.tasks.answers import MAX_ANSWER_CHARS, UnreadableAnswer, pair_f1
+from argc.tasks.arggym.symbols import literal_of
 from argc.tasks.builder import Builder
 from argc.tasks.framework import Candidate, Instance, Score, Task, knobs, register
 from argc.tasks.prompts import answer_request, theory_block
-from argc.tasks.symbols import literal_of
 
 KINDS = ("undermine", "undercut", "rebut")
 STATUSES = ("overruled", "undecided")
@@ -427,7 +427,9 @@ _STATUS_VALUE = re.compile(
 
 @cache
 def _parser() -> Lark:
-    grammar = files("argc.tasks").joinpath("defeat_diagnosis.lark").read_text(encoding="utf-8")
+    grammar = (
+        files("argc.tasks.arggym").joinpath("defeat_diagnosis.lark").read_text(encoding="utf-8")
+    )
     return Lark(grammar, start="records", parser="lalr")
 
 

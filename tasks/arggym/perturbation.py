@@ -30,8 +30,11 @@ from argc.dsl.ir import (
     Theory,
 )
 from argc.dsl.parser import parse_intervention
-from argc.tasks import principle
 from argc.tasks.answers import score_map
+from argc.tasks.arggym import principle
+from argc.tasks.arggym.principle import LAST_LINK, Support
+from argc.tasks.arggym.scale import fill
+from argc.tasks.arggym.symbols import literal_of
 from argc.tasks.builder import Builder, Shape, build
 from argc.tasks.framework import (
     GENERATION_LIMITS,
@@ -42,10 +45,7 @@ from argc.tasks.framework import (
     knobs,
     register,
 )
-from argc.tasks.principle import LAST_LINK, Support
 from argc.tasks.prompts import answer_request, claim_list, theory_block
-from argc.tasks.scale import fill
-from argc.tasks.symbols import literal_of
 
 #: Kinds of update move, in the order the curriculum introduces them.
 KINDS = ("attack", "prefer", "reinstate", "support", "retract")

@@ -27,14 +27,14 @@ from argc.dsl.ir import (
     Theory,
 )
 from argc.dsl.parser import parse_directives
-from argc.tasks import principle
 from argc.tasks.answers import MAX_ANSWER_CHARS, UnreadableAnswer
+from argc.tasks.arggym import principle
+from argc.tasks.arggym.principle import LAST_LINK, WEAKEST_LINK, Support
+from argc.tasks.arggym.scale import fill
+from argc.tasks.arggym.symbols import literal_of
 from argc.tasks.builder import Builder
 from argc.tasks.framework import Candidate, Instance, Score, Task, knobs, register
-from argc.tasks.principle import LAST_LINK, WEAKEST_LINK, Support
 from argc.tasks.prompts import answer_request, theory_block
-from argc.tasks.scale import fill
-from argc.tasks.symbols import literal_of
 
 # Curriculum ----------------------------------------------------------------------------------
 

@@ -19,8 +19,7 @@ from collections.abc import Sequence
 
 from argc.compiler import Solution
 from argc.dsl.ir import Directive, Literal
-from argc.tasks.framework import Candidate, register
-from argc.tasks.intervention import (
+from argc.tasks.arggym.intervention import (
     InterventionTask,
     RoutedPlan,
     Space,
@@ -28,6 +27,7 @@ from argc.tasks.intervention import (
     routed_theory,
     support,
 )
+from argc.tasks.framework import Candidate, register
 
 #: The route kinds drawn from, by the level they join from.
 KINDS = (

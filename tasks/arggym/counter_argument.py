@@ -23,8 +23,7 @@ from typing import Any, ClassVar
 
 from argc.compiler import QueryResult, Solution
 from argc.dsl.ir import Directive, Literal, Ordering
-from argc.tasks.framework import Candidate, register
-from argc.tasks.intervention import (
+from argc.tasks.arggym.intervention import (
     ATTACKING,
     InterventionTask,
     RoutedPlan,
@@ -34,6 +33,7 @@ from argc.tasks.intervention import (
     routed_theory,
     support,
 )
+from argc.tasks.framework import Candidate, register
 
 #: The largest gap between the arms' minima that a pair may have (ArgGYM §A.3: 1 or 2).
 MOST_GAP = 2
