@@ -197,6 +197,24 @@ def test_argc_serve_answers_on_loopback_and_refuses_a_big_body_before_closing():
         assert big.status_code == 413 and "4,096 bytes" in big.json()["error"]
         text = (ROOT / "examples" / "modgil_prakken_tweety.arg").read_text()
         assert httpx.post(f"{url}/api/check", json={"text": text}, timeout=60).status_code == 200
+        # A hostile theory in flight does not stall the others: a small check sent after it
+        # is answered before it.
+        finished: list[str] = []
+
+        def hostile() -> None:
+            body = {"text": rebut_storm(11)}
+            reply = httpx.post(f"{url}/api/check", json=body, timeout=120)
+            finished.append(f"hostile {reply.status_code}")
+
+        import threading
+
+        storm = threading.Thread(target=hostile)
+        storm.start()
+        time.sleep(0.5)
+        reply = httpx.post(f"{url}/api/check", json={"text": text}, timeout=60)
+        finished.append(f"small {reply.status_code}")
+        storm.join(timeout=120)
+        assert finished == ["small 200", "hostile 422"]
     finally:
         server.terminate()
         server.wait(timeout=30)
