@@ -27,9 +27,14 @@ import argparse
 import asyncio
 import json
 import os
+import socket
+import subprocess
 import sys
 import tempfile
-from collections.abc import Awaitable, Callable
+import time
+import urllib.request
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -131,14 +136,24 @@ def create_app(settings: ServeSettings = ServeSettings()) -> Any:
     api = FastAPI(title="argc", version=__version__, docs_url=None, redoc_url=None)
     checks = asyncio.Semaphore(settings.concurrent_checks)
 
-    async def body_of(request: Request) -> dict[str, Any] | JSONResponse:
+    async def answered(request: Request, work: Callable[[dict], Any]) -> JSONResponse:
+        """The JSON answer of `work` on the request's body, run off the event loop; 400
+        for a body that is not a JSON object or that `work` refuses (ValueError)."""
         try:
             body = json.loads(await request.body())
         except (UnicodeDecodeError, json.JSONDecodeError) as error:
             return JSONResponse({"error": f"the body is not JSON: {error}"}, status_code=400)
         if not isinstance(body, dict):
             return JSONResponse({"error": "the body must be a JSON object"}, status_code=400)
-        return body
+        try:
+            found = (
+                await work(body)
+                if asyncio.iscoroutinefunction(work)
+                else await asyncio.to_thread(work, body)
+            )
+        except ValueError as error:
+            return JSONResponse({"error": str(error)}, status_code=400)
+        return found if isinstance(found, JSONResponse) else JSONResponse(found)
 
     @api.get("/")
     async def explorer() -> HTMLResponse:
@@ -154,40 +169,23 @@ def create_app(settings: ServeSettings = ServeSettings()) -> Any:
     async def health() -> dict[str, str]:
         return {"status": "ok", "version": f"argc {__version__}"}
 
-    @api.post("/api/check")
-    async def check(request: Request) -> JSONResponse:
-        body = await body_of(request)
-        if isinstance(body, JSONResponse):
-            return body
-        try:
-            command = check_command(body, settings)
-        except ValueError as error:
-            return JSONResponse({"error": str(error)}, status_code=400)
+    async def checked(body: dict) -> JSONResponse:
+        command = check_command(body, settings)
         async with checks:
             status, record = await run_check(body["text"], body.get("language", "arg"), command)
         return JSONResponse(record, status_code=status)
 
+    @api.post("/api/check")
+    async def check(request: Request) -> JSONResponse:
+        return await answered(request, checked)
+
     @api.post("/api/score")
     async def score(request: Request) -> JSONResponse:
-        body = await body_of(request)
-        if isinstance(body, JSONResponse):
-            return body
-        try:
-            found = await asyncio.to_thread(score_request, body)
-        except ValueError as error:
-            return JSONResponse({"error": str(error)}, status_code=400)
-        return JSONResponse(found)
+        return await answered(request, score_request)
 
     @api.post("/api/reward")
     async def reward(request: Request) -> JSONResponse:
-        body = await body_of(request)
-        if isinstance(body, JSONResponse):
-            return body
-        try:
-            found = await asyncio.to_thread(reward_request, body)
-        except ValueError as error:
-            return JSONResponse({"error": str(error)}, status_code=400)
-        return JSONResponse(found)
+        return await answered(request, reward_request)
 
     return BodyLimit(api, settings.max_body)
 
@@ -384,6 +382,32 @@ def _serve(args: argparse.Namespace) -> int:
         log_level="warning",
     )
     return 0
+
+
+@contextmanager
+def running(*flags: str, seconds: float = 120.0) -> Iterator[tuple[str, subprocess.Popen]]:
+    """`argc serve FLAGS` in a child process on a free loopback port for the block: its URL,
+    once /api/health answers, and the process (stopped at the end)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    command = [sys.executable, "-m", "argc.cli", "serve", "--port", str(port), *flags]
+    server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + seconds
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/api/health", timeout=2):
+                    break
+            except OSError:
+                if server.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"argc serve did not start: {' '.join(command)}") from None
+                time.sleep(0.1)
+        yield url, server
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
 
 
 def app_from_environment() -> Any:

@@ -19,9 +19,7 @@ import argparse
 import asyncio
 import json
 import os
-import socket
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -31,12 +29,6 @@ from tqdm import tqdm
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def tree_rss_mib(pid: int) -> float:
@@ -120,17 +112,9 @@ def main() -> int:
     parser.add_argument("--hostile-every", type=int, default=500)
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
-    port = free_port()
-    command = [sys.executable, "-m", "argc.cli", "serve", "--port", str(port)]
-    server = subprocess.Popen(command + ["--workers", str(args.workers)])
-    url = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(600):
-            try:
-                httpx.get(f"{url}/api/health", timeout=2)
-                break
-            except httpx.TransportError:
-                time.sleep(0.1)
+    from argc.serve import running
+
+    with running("--workers", str(args.workers)) as (url, server):
         memory = [tree_rss_mib(server.pid)]
         sampling = True
 
@@ -151,9 +135,6 @@ def main() -> int:
             return [found, time.perf_counter() - started]
 
         results, seconds = asyncio.run(run())
-    finally:
-        server.terminate()
-        server.wait(timeout=60)
     summary = {
         "requests": len(results),
         "concurrency": args.concurrency,

@@ -6,10 +6,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import socket
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -29,26 +25,10 @@ ROOT = Path(__file__).resolve().parent.parent
 
 @pytest.fixture(scope="module")
 def url():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    server = subprocess.Popen(
-        [sys.executable, "-m", "argc.cli", "serve", "--port", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    address = f"http://127.0.0.1:{port}"
-    import httpx
+    from argc.serve import running
 
-    for _ in range(300):
-        try:
-            httpx.get(f"{address}/api/health", timeout=2)
-            break
-        except httpx.TransportError:
-            time.sleep(0.1)
-    yield address
-    server.terminate()
-    server.wait(timeout=30)
+    with running() as (address, _):
+        yield address
 
 
 @pytest.fixture(scope="module")

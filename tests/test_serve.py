@@ -171,27 +171,15 @@ def test_reward_takes_trl_s_and_openrlhf_s_shapes(client):
 
 
 def test_argc_serve_answers_on_loopback_and_refuses_a_big_body_before_closing():
-    import socket
+    import threading
     import time
 
     import httpx
 
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    server = subprocess.Popen(
-        [sys.executable, "-m", "argc.cli", "serve", "--port", str(port), "--max-body", "4096"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    try:
-        url = f"http://127.0.0.1:{port}"
-        for _ in range(300):  # start-up: imports and the first bind
-            try:
-                health = httpx.get(f"{url}/api/health", timeout=2)
-                break
-            except httpx.TransportError:
-                time.sleep(0.1)
+    from argc.serve import running
+
+    with running("--max-body", "4096") as (url, _):
+        health = httpx.get(f"{url}/api/health", timeout=10)
         assert health.json()["version"] == f"argc {__version__}"
         big = httpx.post(f"{url}/api/check", content=b"x" * (5 << 20), timeout=30)
         assert big.status_code == 413 and "4,096 bytes" in big.json()["error"]
@@ -206,8 +194,6 @@ def test_argc_serve_answers_on_loopback_and_refuses_a_big_body_before_closing():
             reply = httpx.post(f"{url}/api/check", json=body, timeout=120)
             finished.append(f"hostile {reply.status_code}")
 
-        import threading
-
         storm = threading.Thread(target=hostile)
         storm.start()
         time.sleep(0.5)
@@ -215,6 +201,3 @@ def test_argc_serve_answers_on_loopback_and_refuses_a_big_body_before_closing():
         finished.append(f"small {reply.status_code}")
         storm.join(timeout=120)
         assert finished == ["small 200", "hostile 422"]
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
