@@ -5,22 +5,5 @@ taskset id as a top-level package (`argc-verifiers` as `argc_verifiers`) and tak
 subclass its `__all__` exports. Installed as its own package (pyproject's package-dir).
 """
 
-from argc.integrations.verifiers import (
-    EVAL_SEED_OFFSET,
-    TASKSET_ID,
-    ArgcData,
-    ArgcTask,
-    ArgcTaskset,
-    ArgcTasksetConfig,
-    load_environment,
-)
-
-__all__ = [
-    "EVAL_SEED_OFFSET",
-    "TASKSET_ID",
-    "ArgcData",
-    "ArgcTask",
-    "ArgcTaskset",
-    "ArgcTasksetConfig",
-    "load_environment",
-]
+from argc.integrations.verifiers import *  # noqa: F403 - the same names
+from argc.integrations.verifiers import __all__  # noqa: F401 - and the same exports
