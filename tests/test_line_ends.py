@@ -99,7 +99,7 @@ def test_a_cr_only_kg_world_is_read_whole(tmp_path, capsys):
         assert main(["check", str(tmp_path / name)]) == 0
         reports.append(capsys.readouterr().out.replace(name, "FILE"))
     assert reports[0] == reports[1]
-    assert "2 persons, 1 objects, 1 events" in reports[0]
+    assert "2 persons, 1 object, 1 event" in reports[0]
 
 
 @pytest.mark.parametrize(("character", "name"), REFUSED.items(), ids=ascii)
