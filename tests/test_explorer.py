@@ -136,6 +136,17 @@ def test_normative_and_kg_worlds_render(browser, url):
         for row in browser.find_elements(By.CSS_SELECTOR, "tr[data-rule]")
     }
     assert {"r1", "r2"} <= rules
+    drawn = {
+        node.get_attribute("data-rule"): (
+            node.get_attribute("data-status"),
+            node.get_attribute("data-role"),
+        )
+        for node in browser.find_elements(By.CSS_SELECTOR, "svg.rules g[data-rule]")
+    }
+    assert drawn == {"r1": ("out", "defeated"), "r2": ("in", "decisive")}
+    arrows = browser.find_elements(By.CSS_SELECTOR, "svg.rules path.attack")
+    assert len(arrows) == 2
+    assert ["failed" in arrow.get_attribute("class") for arrow in arrows].count(True) == 1
     world = (ROOT / "examples" / "kg" / "worked_example.kg").read_text("utf-8")
     solve(browser, url, world, "kg")
     wait.until(lambda b: b.find_elements(By.CSS_SELECTOR, "tr[data-time]"))

@@ -185,11 +185,13 @@ function drawTheory(record, statuses) {
 
 function table(headers, rows, attribute) {
   const node = document.createElement("table");
-  const head = node.insertRow();
-  for (const text of headers) {
-    const cell = document.createElement("th");
-    cell.textContent = text;
-    head.appendChild(cell);
+  if (headers.some(Boolean)) {
+    const head = node.insertRow();
+    for (const text of headers) {
+      const cell = document.createElement("th");
+      cell.textContent = text;
+      head.appendChild(cell);
+    }
   }
   for (const row of rows) {
     const line = node.insertRow();
@@ -251,13 +253,49 @@ async function showArgument(argument, group) {
 function drawNorm(record) {
   const world = $("world");
   heading(world, `${record.query}: ${record.answer}`);
+  world.appendChild(ruleGraph(record));
   const rows = Object.entries(record.statuses || {}).map(([rule, status]) => [rule, status]);
   world.appendChild(table(["rule", "status"], rows, ["data-rule", 0]));
   const lists = [["decisive", record.decisive], ["defeated", record.defeated]];
   world.appendChild(table(["", "rules"], lists.map(([name, rules]) => [name, (rules || []).join(", ")])));
+  heading(world, "Certificate");
   const certificate = document.createElement("pre");
   certificate.textContent = JSON.stringify(record, null, 2);
   world.appendChild(certificate);
+}
+
+// The rules in a row, each a node with its status (and decisive / defeated), the attacks
+// between them as arrows, solid where they defeat.
+function ruleGraph(record) {
+  const rules = Object.keys(record.statuses || {});
+  const width = 40 + rules.length * 140, height = 160;
+  const svg = element("svg", { xmlns: SVG, width, height, viewBox: `0 0 ${width} ${height}`,
+    class: "rules" });
+  const defs = element("defs", {}, svg);
+  const marker = element("marker", { id: "rule-arrow", viewBox: "0 0 10 10", refX: 10, refY: 5,
+    markerWidth: 6, markerHeight: 6, orient: "auto-start-reverse" }, defs);
+  element("path", { d: "M 0 0 L 10 5 L 0 10 z", fill: "#b3261e" }, marker);
+  const at = Object.fromEntries(rules.map((rule, index) => [rule, 20 + index * 140]));
+  const defeats = new Set((record.defeats || []).map(([a, b]) => `${a} ${b}`));
+  for (const [attacker, attacked] of record.attacks || []) {
+    const [from, to] = [at[attacker] + 50, at[attacked] + 50];
+    const bend = from < to ? 20 : 140;
+    element("path", { class: defeats.has(`${attacker} ${attacked}`) ? "attack" : "attack failed",
+      d: `M ${from} ${bend === 20 ? 60 : 100} Q ${(from + to) / 2} ${bend} ${to} ${bend === 20 ? 60 : 100}`,
+      fill: "none", "marker-end": "url(#rule-arrow)" }, svg);
+  }
+  const roles = {};
+  for (const rule of record.decisive || []) roles[rule] = "decisive";
+  for (const rule of record.defeated || []) roles[rule] = "defeated";
+  const label = { justified: "in", overruled: "out", undecided: "undec" };
+  for (const rule of rules) {
+    const group = element("g", { class: "node", "data-rule": rule,
+      "data-status": label[record.statuses[rule]] || "undec", "data-role": roles[rule] || "" }, svg);
+    element("rect", { x: at[rule], y: 60, width: 100, height: 40, rx: 4 }, group);
+    const text = element("text", { x: at[rule] + 8, y: 85 }, group);
+    text.textContent = roles[rule] ? `${rule} (${roles[rule]})` : rule;
+  }
+  return svg;
 }
 
 function drawKg(record) {
