@@ -155,6 +155,14 @@ def test_normative_and_kg_worlds_render(browser, url):
         for row in browser.find_elements(By.CSS_SELECTOR, "tr[data-time]")
     ]
     assert times[:3] == ["0", "1", "2"]
+    generations = {
+        node.get_attribute("data-person"): node.find_element(By.TAG_NAME, "rect").get_attribute("y")
+        for node in browser.find_elements(By.CSS_SELECTOR, "svg.family g[data-person]")
+    }
+    assert len(generations) == 9
+    # george_brown is dan_brown's father, dan_brown frank_brown's: three generations down
+    tops = [float(generations[name]) for name in ("george_brown", "dan_brown", "frank_brown")]
+    assert tops == sorted(tops) and len(set(tops)) == 3
     shown = browser.find_element(By.ID, "world").text
     assert "red_ball 5" in shown and "cousin frank_brown ian_brown" in shown
 

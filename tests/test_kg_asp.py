@@ -358,7 +358,9 @@ def test_check_prints_the_timeline_and_relations(capsys) -> None:
 def test_check_json(capsys) -> None:
     assert main(["check", "--json", str(WORKED)]) == EXIT_OK
     record = json.loads(capsys.readouterr().out)
-    assert set(record) == {"file", "timeline", "depths", "relations"}
+    assert set(record) == {"file", "persons", "kinship", "timeline", "depths", "relations"}
+    assert record["persons"]["alice_smith"] == "female" and len(record["persons"]) == 9
+    assert ["father", "dan_brown", "frank_brown"] in record["kinship"]
     assert record["file"].endswith("worked_example.kg")
     assert len(record["timeline"]) == 9
     assert record["timeline"][0]["event"] is None

@@ -4,7 +4,7 @@
 // the chosen semantics and, on a click, an argument's sub-arguments, attackers and the
 // explanation of its conclusion. Normative worlds: the verdict, the decisive and defeated
 // rules and the certificate. KG worlds: every object's states over the timeline, the
-// objects' depths and the composite relations.
+// objects' depths, the family tree and the composite relations.
 "use strict";
 
 const EXAMPLES = {
@@ -309,8 +309,54 @@ function drawKg(record) {
   world.appendChild(table(["time", "event", ...objects], rows, ["data-time", 0]));
   heading(world, "Object depths");
   world.appendChild(table(["object", "depth"], Object.entries(record.depths || {})));
+  heading(world, "Family tree");
+  world.appendChild(familyTree(record));
   heading(world, "Composite relations");
   world.appendChild(table(["relation", "of", "to"], record.relations || []));
+}
+
+// The persons in generations (a parent one row above its children, from the stated father,
+// mother, son and daughter facts), each a node with data-person and data-gender; parent
+// links as lines, spouses and siblings as dashed lines, friends dotted.
+function familyTree(record) {
+  const persons = Object.keys(record.persons || {});
+  const parents = {};
+  const links = [];
+  for (const [relation, x, y] of record.kinship || []) {
+    const [parent, child] = ["father", "mother"].includes(relation) ? [x, y]
+      : ["son", "daughter"].includes(relation) ? [y, x] : [null, null];
+    if (parent) (parents[child] ||= []).push(parent);
+    links.push([relation, x, y, parent ? "parent" : relation === "friend" ? "friend" : "family"]);
+  }
+  const generation = {};
+  const depth = (person, seen = new Set()) => {
+    if (!(person in generation)) {
+      if (seen.has(person)) return 0;
+      seen.add(person);
+      generation[person] = Math.max(-1, ...(parents[person] || []).map((p) => depth(p, seen))) + 1;
+    }
+    return generation[person];
+  };
+  persons.forEach((person) => depth(person));
+  const rows = [];
+  for (const person of persons) (rows[generation[person]] ||= []).push(person);
+  const place = {};
+  rows.forEach((row, y) => row.forEach((person, x) => { place[person] = { x: 20 + x * 190, y: 20 + y * 80 }; }));
+  const width = 40 + Math.max(1, ...rows.map((row) => row.length)) * 190;
+  const svg = element("svg", { xmlns: SVG, width, height: 40 + rows.length * 80, class: "family" });
+  for (const [relation, x, y, kind] of links) {
+    if (!(x in place) || !(y in place)) continue;
+    const line = element("line", { class: `kin ${kind}`, "data-relation": relation,
+      x1: place[x].x + 80, y1: place[x].y + 15, x2: place[y].x + 80, y2: place[y].y + 15 }, svg);
+    element("title", {}, line).textContent = `${relation}(${x}, ${y})`;
+  }
+  for (const person of persons) {
+    const group = element("g", { class: "person", "data-person": person,
+      "data-gender": record.persons[person] }, svg);
+    element("rect", { x: place[person].x, y: place[person].y, width: 160, height: 30, rx: 15 }, group);
+    element("text", { x: place[person].x + 10, y: place[person].y + 20 }, group).textContent = person;
+  }
+  return svg;
 }
 
 function download(name, type, content) {

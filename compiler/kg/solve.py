@@ -84,9 +84,12 @@ class KgModel:
         return sorted(relation for relation in self.relations if relation[0] not in RELATIONS)
 
     def record(self, path: str) -> dict:
-        """The model as a JSON object: file, timeline, depths, composite relations."""
+        """The model as a JSON object: file, the persons with their genders, the stated
+        kinship facts, timeline, depths, composite relations."""
         return {
             "file": path,
+            "persons": {person.name: person.gender for person in self.world.persons},
+            "kinship": [[fact.relation, fact.first, fact.second] for fact in self.world.facts],
             "timeline": [
                 {
                     "time": time,
