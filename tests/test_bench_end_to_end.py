@@ -16,6 +16,10 @@ from chat_server import ChatServer
 
 from argc.cli import main
 
+# The whole frozen-benchmark pipeline (build, audit, eval, report, export): about a minute,
+# so run with ARGC_SLOW=1; tests/test_bench_build.py checks building in the quick run.
+pytestmark = pytest.mark.slow
+
 TASKS = ("status_query", "attack")
 
 

@@ -399,6 +399,7 @@ def test_generated_pairs_are_instances_that_references_solve(tmp_path) -> None:
     assert rows and {row["split"] for row in rows} == {"ood"}
 
 
+@pytest.mark.slow
 def test_answer_instances_cover_every_answer() -> None:
     from argc.compiler.norms.verdict import ANSWERS
 

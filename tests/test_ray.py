@@ -82,6 +82,7 @@ def test_a_dataset_on_ray_has_the_local_rows(ray, tmp_path):
     assert (tmp_path / "there.parquet").read_bytes() == (tmp_path / "here.parquet").read_bytes()
 
 
+@pytest.mark.slow
 def test_the_ray_scoring_pool_scores_as_the_local_scorer(ray, misbehaving):
     from argc.cluster import RayScorer
 
