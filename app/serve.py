@@ -56,8 +56,12 @@ STATIC = {
     "explorer.css": "text/css",
 }
 #: The options of /api/check that become `argc check` flags.
-CHECK_OPTIONS = {"ordering": "--ordering", "set": "--set", "comparison": "--comparison"}
-CHECK_OPTIONS |= {"semantics": "--semantics"}
+CHECK_OPTIONS = {
+    "ordering": "--ordering",
+    "set": "--set",
+    "comparison": "--comparison",
+    "semantics": "--semantics",
+}
 
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 Send = Callable[[dict[str, Any]], Awaitable[None]]
@@ -172,7 +176,8 @@ def create_app(settings: ServeSettings = ServeSettings()) -> Any:
     async def checked(body: dict) -> JSONResponse:
         command = check_command(body, settings)
         async with checks:
-            status, record = await run_check(body["text"], body.get("language", "arg"), command)
+            language, seconds = body.get("language", "arg"), settings.time_limit + CHILD_GRACE
+            status, record = await run_check(body["text"], language, command, seconds)
         return JSONResponse(record, status_code=status)
 
     @api.post("/api/check")
@@ -220,8 +225,11 @@ def check_command(body: dict[str, Any], settings: ServeSettings) -> list[str]:
     return command
 
 
-async def run_check(text: str, language: str, command: list[str]) -> tuple[int, dict]:
-    """Check `text` with `argc COMMAND FILE` in a child process: (HTTP status, record)."""
+async def run_check(
+    text: str, language: str, command: list[str], seconds: float
+) -> tuple[int, dict]:
+    """Check `text` with `argc COMMAND FILE` in a child process, killed past `seconds`:
+    (HTTP status, record)."""
     with tempfile.TemporaryDirectory(prefix="argc-serve-") as folder:
         path = Path(folder) / f"text{SUFFIXES[language]}"
         path.write_text(text, encoding="utf-8")
@@ -234,7 +242,6 @@ async def run_check(text: str, language: str, command: list[str]) -> tuple[int, 
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
         )
-        seconds = float(command[command.index("--time-limit") + 1]) + CHILD_GRACE
         try:
             out, err = await asyncio.wait_for(child.communicate(), seconds)
         except TimeoutError:
@@ -247,8 +254,8 @@ async def run_check(text: str, language: str, command: list[str]) -> tuple[int, 
     record = _last_record(stdout)
     if child.returncode in (0, 1) and record is not None and "error" not in record:
         return 200, record
-    error = (record or {}).get("error") or stderr.splitlines()[-1:] or ["the check failed"]
-    message = error if isinstance(error, str) else error[0]
+    lines = stderr.splitlines()
+    message = (record or {}).get("error") or (lines[-1] if lines else "the check failed")
     if record is not None and "limit" in record:
         return 422, {"error": message, "limit": record["limit"]}
     return 400, {"error": message}
@@ -310,11 +317,11 @@ def reward_request(body: dict[str, Any]) -> dict[str, Any]:
 
     if "query" in body:
         queries, prompts = body.get("query"), body.get("prompts")
-        if not isinstance(queries, list) or not isinstance(prompts, list):
-            raise ValueError('"query" and "prompts" must be lists of strings')
+        if not (_strings(queries) and _strings(prompts) and len(queries) == len(prompts)):
+            raise ValueError('"query" and "prompts" must be lists of strings of one length')
         completions = [
             query[len(prompt) :] if query.startswith(prompt) else query
-            for query, prompt in zip(queries, prompts, strict=False)
+            for query, prompt in zip(queries, prompts, strict=True)
         ]
         instances = _instances(body.get("labels"), "labels")
     else:
@@ -325,6 +332,10 @@ def reward_request(body: dict[str, Any]) -> dict[str, Any]:
     scores = default_scorer().score_many(list(zip(instances, completions, strict=True)))
     rewards = [round(result.native, 6) for result in scores]
     return {"rewards": rewards, "scores": rewards} if "query" in body else {"rewards": rewards}
+
+
+def _strings(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
 
 
 def _text(completion: Any) -> str:
@@ -341,7 +352,7 @@ def _text(completion: Any) -> str:
 
 def register(commands: argparse._SubParsersAction) -> None:
     """Add `serve` to the `argc` command line."""
-    from argc.options import positive_int
+    from argc.options import positive_int, seconds
 
     serve = commands.add_parser(
         "serve",
@@ -352,7 +363,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--workers", type=positive_int, default=1, metavar="N")
     serve.add_argument("--max-body", type=positive_int, default=MAX_BODY, metavar="BYTES")
-    serve.add_argument("--time-limit", type=float, default=60.0, metavar="SECONDS")
+    serve.add_argument("--time-limit", type=seconds, default=60.0, metavar="SECONDS")
     serve.add_argument("--max-arguments", type=positive_int, default=Limits.arguments, metavar="N")
     serve.set_defaults(handler=_serve)
 

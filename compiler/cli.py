@@ -16,7 +16,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from argc.compiler.control import Deadline, LimitExceeded, Limits, ProgramError
+from argc.compiler.control import (
+    COUNTED_LIMITS,
+    Deadline,
+    LimitExceeded,
+    Limits,
+    ProgramError,
+)
 from argc.compiler.graph import EXPORT_FORMATS, export
 from argc.compiler.guard import Watchdog, memory_cap
 from argc.compiler.report import (
@@ -175,10 +181,6 @@ COUNT_FLAGS = {
 }
 
 
-#: The counted limits an option raises (time and memory have theirs in their message).
-COUNTED = ("arguments", "sub_arguments", "instantiations", "attacks", "extensions")
-
-
 def _field(flag: str) -> str:
     """The Limits field of a `--max-...` option."""
     return flag.removeprefix("--max-").replace("-", "_")
@@ -278,7 +280,7 @@ def _limit_message(path: str, error: LimitExceeded) -> str:
     """The limit's message for `path`, naming the option that raises a counted limit."""
     text = str(error)
     text = text if text.startswith(f"{path}:") else f"{path}: {text}"
-    if error.limit in COUNTED:
+    if error.limit in COUNTED_LIMITS:  # time and memory name theirs in their message
         text += f" (--max-{error.limit.replace('_', '-')} N raises the limit)"
     return text
 

@@ -51,6 +51,10 @@ class MemoryLimitExceeded(MachineLimitExceeded):
     """An allocation failed (the process's memory cap, or the machine's memory)."""
 
 
+#: The limits that count work (fields of Limits), each with a `--max-...` option.
+COUNTED_LIMITS = ("arguments", "sub_arguments", "instantiations", "attacks", "extensions")
+
+
 @dataclass(frozen=True)
 class Limits:
     """Bounds on one solve, enforced while clingo grounds (by the callbacks the encodings
@@ -83,7 +87,7 @@ class Limits:
     def __post_init__(self) -> None:
         if not (isinstance(self.seconds, int | float) and 0 < self.seconds < float("inf")):
             raise ValueError(f"the time limit must be a positive finite number, not {self.seconds}")
-        counts = ["arguments", "sub_arguments", "instantiations", "attacks", "extensions"]
+        counts = list(COUNTED_LIMITS)
         if self.conflicts is not None:
             counts.append("conflicts")
         for name in counts:

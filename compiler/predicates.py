@@ -9,6 +9,7 @@ unsatisfiable); `undefined_predicates` names each such predicate where it is fir
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from functools import cache
 
 from clingo import ast
 
@@ -55,16 +56,18 @@ def _heads_and_bodies(
     return defined, read
 
 
-def known_predicates(encodings: Iterable[str], facts: str) -> set[Signature]:
-    """Every predicate the encodings mention (heads and bodies) or the facts define."""
-    known, _ = _heads_and_bodies(_statements(facts))
+@cache
+def known_predicates(encodings: tuple[str, ...]) -> frozenset[Signature]:
+    """Every predicate the encodings mention, in heads or bodies (the theory's fact
+    predicates among them: the encodings read each one), computed once per program."""
+    known: set[Signature] = set()
     for name in encodings:
         defined, read = _heads_and_bodies(parsed_encoding(name))
         known |= defined | set(read)
-    return known
+    return frozenset(known)
 
 
-def undefined_predicates(program: str, known: set[Signature]) -> list[str]:
+def undefined_predicates(program: str, known: frozenset[Signature]) -> list[str]:
     """`<block>:line:column: warning: ...` for each predicate the program reads that neither
     `known` nor a head of the program gives, in the order first read."""
     defined, read = _heads_and_bodies(_statements(program))

@@ -390,8 +390,8 @@ def query(
     solution.arguments  # noqa: B018 - numbers the arguments' names
     names = "".join(f'argument_name({number},"{name}").\n' for number, name in reader.names.items())
     session.ground([("defeats", ""), ("query", names), ("query", program)])
-    encodings = program_encodings(solution.ordering, "grounded")
-    known = known_predicates(encodings, theory_facts(theory)) | {("argument_name", 2)}
+    known = known_predicates(program_encodings(solution.ordering, "grounded"))
+    known |= {("argument_name", 2)}
     warnings = tuple(undefined_predicates(program, known))
     session.control.configuration.solve.models = 1
     models = session.models(lambda model: frozenset(model.symbols(shown=True)), what="models")

@@ -168,6 +168,9 @@ def test_reward_takes_trl_s_and_openrlhf_s_shapes(client):
     }
     lopsided = client.post("/api/reward", json={"completions": ["a"], "instance": []})
     assert lopsided.status_code == 400
+    for bad in ({**openrlhf, "query": [5, 6]}, {**openrlhf, "prompts": [prompt]}):
+        refused = client.post("/api/reward", json=bad)
+        assert refused.status_code == 400 and "one length" in refused.json()["error"]
 
 
 def test_argc_serve_answers_on_loopback_and_refuses_a_big_body_before_closing():
