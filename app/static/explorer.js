@@ -61,11 +61,16 @@ function loadExample(name) {
   $("theory").value = text;
 }
 
-async function check(extra) {
+// The request of the form as it stands, with `extra` fields.
+function request(extra) {
   const body = { text: $("theory").value, language: $("language").value, ...extra };
   for (const field of ["ordering", "set", "semantics"]) {
     if ($(field).value && body.language === "arg" && !(field in body)) body[field] = $(field).value;
   }
+  return body;
+}
+
+async function check(body) {
   const reply = await fetch("/api/check", {
     method: "POST",
     headers: { "content-type": "application/json" },
@@ -87,11 +92,12 @@ async function solve() {
   current = null;
   $("message").textContent = "solving…";
   try {
-    const record = await check({});
+    const asked = request({});
+    const record = await check(asked);
     $("message").textContent = "";
     if ($("language").value === "arg") {
-      const grounded = record.semantics === "grounded" ? record : await check({ semantics: "grounded" });
-      current = { record, statuses: labelling(grounded) };
+      const grounded = record.semantics === "grounded" ? record : await check({ ...asked, semantics: "grounded" });
+      current = { record, asked, statuses: labelling(grounded) };
       drawTheory(record, current.statuses);
     } else if ($("language").value === "norm") {
       drawNorm(record);
@@ -243,7 +249,8 @@ async function showArgument(argument, group) {
     ["attackers", attackers.map((a) => `${a.attacker} (${a.kind} on ${a.on}${a.defeat ? ", defeats" : ""})`).join("; ") || "none"],
   ];
   details.appendChild(table(["", ""], facts));
-  const explained = await check({ explain: [argument.conclusion] });
+  // the theory as solved, even if the text has been edited since
+  const explained = await check({ ...current.asked, explain: [argument.conclusion] });
   const text = document.createElement("pre");
   text.className = "explanation";
   text.textContent = (explained.explanations[argument.conclusion] || []).join("\n");
