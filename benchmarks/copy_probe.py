@@ -4,10 +4,11 @@ Every ArgGYM answer, KG answer and change-record field names something the promp
 probe isolates that lookup: a sequence is 12 rule lines `[defeasible n1: n2 => n3]` over 14
 random names (two letters and a digit, as ArgGYM's claims), then "State the status of each
 of the following claims: a, b, c." with three of them, and the answer `a: x` `b: x` `c: x`,
-so the answer's only content is the three names in order. The tokenizer is the one argc builds
+so the answer's only content is the three names in order (the study's warm-up,
+`argc.train.lookup`, trains the same way on key-value lines). The tokenizer is the one argc builds
 (`argc.train.tiny`), the loss is on the answer alone, and every 100 steps the script prints
-the teacher-forced token accuracy on 200 fresh sequences' answers (0.72 is the format alone)
-and the share of answers right in every token, with tokens/s.
+the teacher-forced token accuracy on 200 fresh sequences' answers (about 0.72 is the format
+alone) and the share of answers right in every token, with tokens/s.
 
     OMP_NUM_THREADS=1 python benchmarks/copy_probe.py --hidden 128 --layers 2 --lr 3e-3
     OMP_NUM_THREADS=1 python benchmarks/copy_probe.py --hidden 256 --layers 4 --lr 1e-3
@@ -20,12 +21,12 @@ import random
 import string
 import time
 
-import torch
 from transformers import Qwen2Config
 
+from argc.train.lookup import WarmupSpec, train_on
 from argc.train.tiny import seeded_model, token_ids, train_tokenizer
 
-LINES, POOL, QUERIED, BATCH, HELD_OUT = 12, 14, 3, 16, 200
+LINES, POOL, QUERIED, BATCH = 12, 14, 3, 16
 
 
 def name(rng: random.Random) -> str:
@@ -44,37 +45,6 @@ def example(rng: random.Random) -> tuple[str, str]:
     prompt = "\n".join(rules) + "\n\nState the status of each of the following claims: "
     prompt += ", ".join(queried) + ".\n<answer>"
     return prompt, "\n".join(f"{n}: x" for n in queried) + "</answer>"
-
-
-def batch(tokenizer, rng: random.Random, size: int):
-    """Input ids, labels (the answer's tokens; -100 elsewhere) and the attention mask."""
-    rows = []
-    for prompt, answer in (example(rng) for _ in range(size)):
-        head, tail = tokenizer(prompt)["input_ids"], tokenizer(answer)["input_ids"]
-        rows.append((head + tail, [-100] * len(head) + tail))
-    width = max(len(ids) for ids, _ in rows)
-    ids = torch.full((size, width), tokenizer.pad_token_id)
-    labels = torch.full((size, width), -100)
-    mask = torch.zeros((size, width), dtype=torch.long)
-    for i, (row, gold) in enumerate(rows):
-        ids[i, : len(row)], labels[i, : len(gold)], mask[i, : len(row)] = (
-            torch.tensor(row),
-            torch.tensor(gold),
-            1,
-        )
-    return ids, labels, mask
-
-
-def accuracy(model, held_out) -> tuple[float, float]:
-    """Teacher-forced token accuracy on the answers, and the share of answers all right."""
-    ids, labels, mask = held_out
-    with torch.no_grad():
-        predicted = model(input_ids=ids, attention_mask=mask).logits[:, :-1].argmax(-1)
-    gold = labels[:, 1:]
-    scored = gold != -100
-    right = (predicted == gold) & scored
-    whole = (right | ~scored).all(dim=1).float().mean().item()
-    return right.sum().item() / scored.sum().item(), whole
 
 
 def main() -> None:
@@ -99,25 +69,19 @@ def main() -> None:
     )
     model = seeded_model(config, args.seed)
     print(f"parameters {sum(p.numel() for p in model.parameters()):,}", flush=True)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr)
-    held_out = batch(tokenizer, random.Random(99), HELD_OUT)
-    start, tokens = time.perf_counter(), 0
-    for step in range(1, args.steps + 1):
-        for group in optimizer.param_groups:
-            group["lr"] = args.lr * min(1.0, step / 50)
-        ids, labels, mask = batch(tokenizer, rng, BATCH)
-        tokens += int(mask.sum())
-        model(input_ids=ids, attention_mask=mask, labels=labels).loss.backward()
-        optimizer.step()
-        optimizer.zero_grad()
-        if step % 100 == 0:
-            tokens_right, answers_right = accuracy(model, held_out)
-            seconds = time.perf_counter() - start
-            print(
-                f"step {step}  token accuracy {tokens_right:.3f}  answers right {answers_right:.2f}"
-                f"  {seconds:.0f} s  {tokens / seconds:,.0f} tokens/s",
-                flush=True,
-            )
+    spec = WarmupSpec(steps=args.steps, batch_size=BATCH, learning_rate=args.lr, seed=args.seed)
+    start = time.perf_counter()
+
+    def report(point: dict[str, float]) -> None:
+        seconds = time.perf_counter() - start
+        print(
+            f"step {point['step']}  token accuracy {point['token_accuracy']:.3f}"
+            f"  answers right {point['answers']:.2f}  {seconds:.0f} s"
+            f"  {point['tokens'] / seconds:,.0f} tokens/s",
+            flush=True,
+        )
+
+    train_on(model, tokenizer, example, spec, report)
 
 
 if __name__ == "__main__":

@@ -9,19 +9,22 @@ Stages, each skipped when its output exists (outputs are written whole, models t
 temporary folder), in the output folder:
 
 1. `instances.jsonl`: the held-out instances (a recipe with its own seed, or a KG family's
-   cells of the eval split), checked disjoint from every training prompt;
+   cells of the eval split or of another split from a given graph index), checked disjoint
+   from every training prompt;
 2. `model/`: a Qwen2 model from scratch, a tiny shape or a preset of `argc kg pretrain`, with
    the byte-level BPE tokenizer of `argc.train.tiny` trained on the training texts only (a
    study from a local model folder, `model: {path: ...}`, builds none);
-3. `pretrain/` (optional, KG): `argc kg pretrain` of that model on the pretraining split's
+3. `warmup/` (optional): the lookup warm-up of that model on synthetic key-value lines over
+   its own tokenizer's words (`argc.train.lookup`);
+4. `pretrain/` (optional, KG): `argc kg pretrain` of that model on the pretraining split's
    corpus of some cells (`pretrain/corpus.jsonl`, `pretrain/model/`);
-4. `supervised/`: SFT (TRL) on gold answers: a norm SFT mix (`argc.train.sft`), or the gold
+5. `supervised/`: SFT (TRL) on gold answers: a norm SFT mix (`argc.train.sft`), or the gold
    answers of a recipe's training instances (`sft.gold_dataset`);
-5. `before.jsonl`: greedy predictions of the supervised checkpoint;
-6. `arms/<arm>/`: GRPO (`argc train`'s trainer) from the supervised checkpoint, with a
+6. `before.jsonl`: greedy predictions of the supervised checkpoint;
+7. `arms/<arm>/`: GRPO (`argc train`'s trainer) from the supervised checkpoint, with a
    held-out subset evaluated every `curve_every` steps (`curve.json`);
-7. `after-<arm>.jsonl` for each arm, and `after.jsonl`, the first arm's;
-8. `summary.json` (`argc.train.study_report`), `baseline.jsonl` (the trivial baseline's
+8. `after-<arm>.jsonl` for each arm, and `after.jsonl`, the first arm's;
+9. `summary.json` (`argc.train.study_report`), `baseline.jsonl` (the trivial baseline's
    predictions) and `curves.png`; for KG, per-cell heatmaps under `heatmaps/`.
 """
 
@@ -42,6 +45,7 @@ from typing import Any
 from argc.dsl.errors import ArgcError
 from argc.files import write_output
 from argc.options import positive_int
+from argc.train.lookup import WarmupSpec
 from argc.train.tiny import TinySpec
 from argc.train.trainer import (
     EXIT_INPUT_ERROR,
@@ -62,9 +66,10 @@ from argc.train.trainer import (
 FAMILIES = ("arggym", "norms", "kg")
 INSTANCES, BEFORE, AFTER, SUMMARY = "instances.jsonl", "before.jsonl", "after.jsonl", "summary.json"
 BASELINE, CURVES, TIMES, CURVE = "baseline.jsonl", "curves.png", "stages.json", "curve.json"
-MODEL, PRETRAIN, SUPERVISED, ARMS = "model", "pretrain", "supervised", "arms"
+MODEL, WARMUP, PRETRAIN, SUPERVISED = "model", "warmup", "pretrain", "supervised"
+ARMS = "arms"
 #: The stages before GRPO, in order: `--until` stops after one of them.
-EARLY_STAGES = ("data", "model", "pretrain", "supervised", "before")
+EARLY_STAGES = ("data", "model", "warmup", "pretrain", "supervised", "before")
 
 
 @dataclass(frozen=True)
@@ -87,7 +92,8 @@ class ModelFolder:
 @dataclass(frozen=True)
 class HeldOutSpec:
     """The held-out instances: a recipe (`recipe`, its seed apart from the training seeds)
-    or, for KG, `kg: {families, cells: [[D, T], ...], per_cell}` on the eval split; greedy
+    or, for KG, `kg: {families, cells: [[D, T], ...], per_cell}` on the eval split (or on
+    `split`'s graphs from index `first`, fresh graphs of the split a study trains on); greedy
     decoding up to `max_tokens` tokens in batches of `batch_size`; every `curve_every` GRPO
     steps (0: never) `curve_subset` instances spread over the set are evaluated for the
     curves."""
@@ -149,6 +155,7 @@ class StudyConfig:
     heldout: HeldOutSpec
     grpo: GrpoSpec
     pretrain: PretrainSpec | None = None
+    warmup: WarmupSpec | None = None
     workers: int = 1
 
 
@@ -181,6 +188,12 @@ def load_study(path: Path) -> StudyConfig:
     )
     if heldout.recipe is not None:
         heldout = replace(heldout, recipe=_recipe(heldout.recipe, path))
+    else:
+        from argc.tasks.kg.splits import PLANS
+
+        split = heldout.kg.get("split", "eval")
+        _check(split in PLANS, "heldout.kg.split", "one of " + ", ".join(PLANS))
+        _check(_count(heldout.kg.get("first", 0), 0), "heldout.kg.first", "a graph index")
     for name in ("max_tokens", "batch_size", "curve_subset"):
         _check(_count(getattr(heldout, name), 1), f"heldout.{name}", "a positive integer")
     _check(_count(heldout.curve_every, 0), "heldout.curve_every", "a non-negative integer")
@@ -192,9 +205,26 @@ def load_study(path: Path) -> StudyConfig:
     if raw.pretrain is not None:
         pretrain = _dataclass(PretrainSpec, raw.pretrain, "pretrain")
         _check(raw.family == "kg", "pretrain", "only in a kg study")
+    warmup = None
+    if raw.warmup is not None:
+        warmup = _dataclass(WarmupSpec, raw.warmup, "warmup")
+        for name in ("steps", "batch_size", "pairs", "queried", "held_out", "eval_every"):
+            _check(_count(getattr(warmup, name), 1), f"warmup.{name}", "a positive integer")
+        _check(warmup.queried <= warmup.pairs, "warmup.queried", "at most warmup.pairs")
+        _check(
+            isinstance(warmup.learning_rate, float) and warmup.learning_rate > 0,
+            "warmup.learning_rate",
+            "a positive number with a dot (YAML reads 3e-3 as a string)",
+        )
     _check(_count(raw.workers, 1), "workers", "a positive integer")
     return replace(
-        raw, model=model, supervised=supervised, heldout=heldout, grpo=grpo, pretrain=pretrain
+        raw,
+        model=model,
+        supervised=supervised,
+        heldout=heldout,
+        grpo=grpo,
+        pretrain=pretrain,
+        warmup=warmup,
     )
 
 
@@ -246,6 +276,7 @@ class Study:
         stages = [
             ("data", self.data),
             ("model", self.model),
+            ("warmup", self.warmup),
             ("pretrain", self.pretrain),
             ("supervised", self.supervised),
             ("before", self.before),
@@ -347,6 +378,21 @@ class Study:
         spec = self.config.model
         return Path(spec.path) if isinstance(spec, ModelFolder) else self.out / MODEL
 
+    def warmup(self) -> bool:
+        """The lookup warm-up of the built model (`argc.train.lookup`), when configured."""
+        spec, folder = self.config.warmup, self.out / WARMUP
+        if spec is None or folder.is_dir():
+            return False
+        from argc.train.lookup import warm_up
+
+        warm_up(self.built_model(), folder, spec)
+        return True
+
+    def warmed_model(self) -> Path:
+        """The model pretraining starts from: the warmed-up one, or the built one."""
+        warmed = self.out / WARMUP
+        return warmed if warmed.is_dir() else self.built_model()
+
     def _gold(self, instances: list[Any]):
         from argc.train.sft import gold_dataset
 
@@ -377,7 +423,7 @@ class Study:
                 output_dir=folder,
                 model=shape,
                 training=settings,
-                init=self.built_model(),
+                init=self.warmed_model(),
             )
         )
         return True
@@ -385,7 +431,7 @@ class Study:
     def start_model(self) -> Path:
         """The model the supervised stage starts from."""
         pretrained = self.out / PRETRAIN / "model"
-        return pretrained if pretrained.is_dir() else self.built_model()
+        return pretrained if pretrained.is_dir() else self.warmed_model()
 
     def supervised(self) -> bool:
         """SFT on the gold answers; the model and tokenizer saved to `supervised/`."""
@@ -578,7 +624,8 @@ def _instances(recipe: Any, workers: int, cache: Path | None = None) -> list[Any
 
 
 def heldout_instances(spec: HeldOutSpec, workers: int) -> list[Any]:
-    """The held-out instances: the recipe's, or the KG eval split's of the cells."""
+    """The held-out instances: the recipe's, or the KG split's of the cells (the eval split's
+    by default)."""
     if spec.recipe is not None:
         return _instances(spec.recipe, workers)
     from argc.train.data import generate_kg_slot
@@ -586,8 +633,9 @@ def heldout_instances(spec: HeldOutSpec, workers: int) -> list[Any]:
 
     kg = spec.kg or {}
     families = kg.get("families", ["deductive"])
+    split, first = kg.get("split", "eval"), kg.get("first", 0)
     return [
-        generate_kg_slot(KgSlot(family, depth, complexity, index, split="eval"))
+        generate_kg_slot(KgSlot(family, depth, complexity, first + index, split=split))
         for family in families
         for depth, complexity in kg["cells"]
         for index in range(kg["per_cell"])
