@@ -9,6 +9,7 @@ traceback) —, 130 on Ctrl-C and 141 when the reader of the output goes away (`
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import os
 import re
@@ -117,7 +118,9 @@ EXAMPLES = {
 #: The modules whose `register(commands)` adds each group of commands, in the order of
 #: `argc --help`: each group's commands with the one-line summary their module gives them.
 #: Only the group of the command being run is imported (the engine's commands do not load
-#: the tasks, the benchmark or training); the others appear by name and summary alone.
+#: the tasks, the benchmark or training); the others appear by name and summary alone. A
+#: module may also have `register_some(commands, names)`, which adds only the commands named
+#: (for a command line that shows no other command).
 GROUPS = {
     "argc.compiler.cli": {
         "check": "solve theories and report statuses, extensions and consistency",
@@ -157,17 +160,60 @@ GROUPS = {
 }
 
 
-class _Formatter(argparse.RawDescriptionHelpFormatter):
+def _columns() -> int:
+    """`shutil.get_terminal_size().columns`, which argparse's help formatter asks for, without
+    importing shutil (with bz2, lzma and zlib, about 2 ms of every start): $COLUMNS, else the
+    width of the terminal on standard output, else 80."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        stdout = sys.__stdout__
+        try:
+            columns = os.get_terminal_size(stdout.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):  # AttributeError: no stdout (None)
+            columns = 0
+        columns = columns or 80
+    return columns
+
+
+class _Wide:
+    """A help formatter `_columns()` - 2 wide by default, as argparse makes it."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        if len(args) < 4 and kwargs.get("width") is None:
+            kwargs["width"] = _columns() - 2
+        super().__init__(*args, **kwargs)
+
+
+class _HelpFormatter(_Wide, argparse.HelpFormatter):
+    """argparse's formatter."""
+
+
+class _Formatter(_Wide, argparse.RawDescriptionHelpFormatter):
     """Keeps the layout of descriptions and examples; help lines say their default."""
 
 
-def build_parser(needed: Collection[str] | None = None) -> argparse.ArgumentParser:
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, formatting with `_HelpFormatter` unless told otherwise (its commands'
+    parsers are `_Parser`s too)."""
+
+    def __init__(self, *args, formatter_class: type = _HelpFormatter, **kwargs) -> None:
+        super().__init__(*args, formatter_class=formatter_class, **kwargs)
+
+
+def build_parser(
+    needed: Collection[str] | None = None, *, others: bool = True
+) -> argparse.ArgumentParser:
     """The command line, every help showing defaults and examples.
 
     `needed`: the commands that get their own arguments (their group's module is imported);
     every other command is there by name and summary only, which is all `argc --help` and a
-    usage error show. None: every command, in full."""
-    parser = argparse.ArgumentParser(
+    usage error show. Without `others` the other commands are left out (their group's too,
+    where its module has `register_some`): for arguments that show no other command
+    (`runs_alone`). None: every command, in full."""
+    parser = _Parser(
         prog="argc",
         description="Compile ASPIC+ theories to ASP, solve them with clingo, and build"
         " verified reasoning tasks on them.",
@@ -182,8 +228,12 @@ def build_parser(needed: Collection[str] | None = None) -> argparse.ArgumentPars
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for module, summaries in GROUPS.items():
         if needed is None or not needed.isdisjoint(summaries):
-            importlib.import_module(module).register(commands)
-        else:
+            group = importlib.import_module(module)
+            if not others and needed is not None and hasattr(group, "register_some"):
+                group.register_some(commands, needed)
+            else:
+                group.register(commands)
+        elif others:
             for name, summary in summaries.items():
                 commands.add_parser(name, help=summary)
     for path, command in _commands(parser):
@@ -233,6 +283,16 @@ def command_named(argv: Sequence[str]) -> str | None:
     return None
 
 
+def runs_alone(argv: Sequence[str], command: str | None) -> bool:
+    """Whether parsing `argv` can show no command but `command`: it is one of argc's and
+    nothing but `--debug` comes before it (no `-h`, which lists every command)."""
+    return (
+        command is not None
+        and any(command in summaries for summaries in GROUPS.values())
+        and all(token == "--debug" for token in argv[: list(argv).index(command)])
+    )
+
+
 def literal_arguments(argv: Sequence[str]) -> list[str]:
     """`--explain -a` written as `--explain=-a`, so that argparse reads -a as a value."""
     joined: list[str] = []
@@ -261,9 +321,25 @@ def debug_first(argv: list[str]) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the `argc` console script; returns the exit code."""
-    arguments = debug_first(literal_arguments(sys.argv[1:] if argv is None else argv))
-    parser = build_parser({command_named(arguments)} - {None})
+    """Entry point of the `argc` console script; returns the exit code.
+
+    Called without `argv` (the console script, `python -m argc.cli`), the process ends when
+    it returns, so the objects then alive are left out of the garbage collector's later
+    passes (`gc.freeze`): the full collection at exit took about 10 ms after `argc check`
+    (docs/performance.md, Start-up). Teardown still frees by reference count and runs the
+    atexit handlers; only reference cycles are left to the end of the process (Python does
+    not promise to finalize what is alive at exit)."""
+    code = _run(sys.argv[1:] if argv is None else argv)
+    if argv is None:
+        gc.freeze()
+    return code
+
+
+def _run(argv: Sequence[str]) -> int:
+    """Run the command `argv` names; its exit code."""
+    arguments = debug_first(literal_arguments(argv))
+    command = command_named(arguments)
+    parser = build_parser({command} - {None}, others=not runs_alone(arguments, command))
     args = parser.parse_args(arguments)
     try:
         return args.handler(args)

@@ -4,7 +4,6 @@ infinities and out-of-range numbers with a one-line message naming the value."""
 from __future__ import annotations
 
 import argparse
-import math
 from collections.abc import Callable
 
 #: The longest time limit any command accepts, in seconds (one week).
@@ -17,9 +16,15 @@ def _number(text: str, kind: type) -> float | int:
     except ValueError:
         word = "an integer" if kind is int else "a number"
         raise argparse.ArgumentTypeError(f"{text!r} is not {word}") from None
-    if kind is float and not math.isfinite(value):
+    if kind is float and not _finite(value):
         raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
     return value
+
+
+def _finite(value: float) -> bool:
+    import math  # here: a command that is given no number does not load it
+
+    return math.isfinite(value)
 
 
 def bounded(

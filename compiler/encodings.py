@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import os
 from functools import cache
-from importlib.resources import files
 
 from argc.dsl.ir import Ordering
 
@@ -43,5 +43,15 @@ def program_encodings(ordering: Ordering, semantics: str) -> tuple[str, ...]:
 
 @cache
 def encoding_text(name: str) -> str:
-    """The text of `asp/<name>.lp`."""
-    return files("argc.asp").joinpath(f"{name}.lp").read_text(encoding="utf-8")
+    """The text of `asp/<name>.lp`: read from the package's folder, where the package is one
+    (`importlib.resources`, which takes a few milliseconds to import, reads it otherwise)."""
+    import argc.asp
+
+    folder = os.path.dirname(argc.asp.__file__ or "")
+    try:
+        with open(os.path.join(folder, f"{name}.lp"), encoding="utf-8") as handle:
+            return handle.read()
+    except OSError:  # not a folder (a zip archive): the package's resource reader
+        from importlib.resources import files
+
+        return files("argc.asp").joinpath(f"{name}.lp").read_text(encoding="utf-8")

@@ -79,7 +79,7 @@ def address_space_mb() -> float:
 def _address_space() -> int:
     """The process's current address space in bytes (0 where /proc is not available)."""
     try:
-        with open("/proc/self/statm", encoding="ascii") as handle:
+        with open("/proc/self/statm", "rb") as handle:  # bytes: no text codec to load
             return int(handle.read().split()[0]) * resource.getpagesize()
     except (OSError, ValueError, IndexError):
         return 0

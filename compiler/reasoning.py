@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from functools import cached_property, partial
 
 import clingo
 
 from argc.compiler.control import Session
 from argc.compiler.encodings import encoding_text
+from argc.dsl.records import dataclass
 
 #: Semantics whose extensions are subset-maximal sets or ranges: their sessions enumerate
 #: with domain heuristics (`--enum-mode=domRec`).

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cached_property
 from typing import Protocol
 
 from argc.dsl.ir import Literal, Ordering, Theory
+from argc.dsl.records import dataclass
 
 STATUSES = ("justified", "overruled", "undecided")
 ATTACK_KINDS = ("undermine", "rebut", "undercut")

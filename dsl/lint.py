@@ -6,10 +6,10 @@ contradictory declarations that signed negation already makes (`a <-> -a`)."""
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Sequence
-from dataclasses import dataclass
 
 from argc.dsl.graphs import strongly_connected
 from argc.dsl.ir import Literal, Position, Theory
+from argc.dsl.records import dataclass
 
 
 @dataclass(frozen=True)

@@ -75,25 +75,36 @@ def source_text(text: str, filename: str, limit: int) -> str:
     return text
 
 
-def cache_path(grammar: str, language: str) -> Path | None:
-    """Where the built parser of `grammar` is kept between runs: a private folder of the
-    user's cache (`$XDG_CACHE_HOME/argc`, else `~/.cache/argc`), one file per language,
-    grammar, Lark version and Python version. None when there is no such folder that only its
-    owner can write (Lark then builds the parser each time)."""
-    import hashlib
-
-    import lark
-
+def cache_folder(make: bool = True) -> Path | None:
+    """argc's private folder in the user's cache (`$XDG_CACHE_HOME/argc`, else
+    `~/.cache/argc`), made if missing (with `make`). None when there is no such folder that
+    only its owner can write: what is kept there (pickles, compiled code) is loaded only from
+    the user's own folder."""
     base = os.environ.get("XDG_CACHE_HOME", "")
     try:
         root = Path(base) if os.path.isabs(base) else Path.home() / ".cache"
         folder = root / "argc"
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if make:
+            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         info = folder.stat()
     except (OSError, RuntimeError):  # RuntimeError: no home directory
         return None
     if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o022:
-        return None  # a cached parser is a pickle: load it only from the user's own folder
+        return None
+    return folder
+
+
+def cache_path(grammar: str, language: str) -> Path | None:
+    """Where the built parser of `grammar` is kept between runs: argc's folder of the user's
+    cache (`cache_folder`), one file per language, grammar, Lark version and Python version.
+    None when there is no such folder (Lark then builds the parser each time)."""
+    import hashlib
+
+    import lark
+
+    folder = cache_folder()
+    if folder is None:
+        return None
     digest = hashlib.sha256(grammar.encode("utf-8")).hexdigest()[:16]
     python = "{}{}".format(*sys.version_info[:2])
     return folder / f"{language}-{digest}-lark{lark.__version__}-py{python}.lark"

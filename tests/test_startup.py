@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import os
+import shutil
 import stat
 import subprocess
 import sys
@@ -47,11 +47,30 @@ HEAVY = (
     "lark",
 )
 
+#: What a plain `argc check` does not import: the modules of other options (json for
+#: --json), what argc reads or computes without them (importlib.resources and the zipfile,
+#: tempfile and compression modules it brings; shutil, which argparse's help formatter
+#: imports for the terminal's width; math) and the other command groups' modules.
+LAZY = (
+    "json",
+    "importlib.resources",
+    "zipfile",
+    "tempfile",
+    "shutil",
+    "bz2",
+    "lzma",
+    "math",
+    "argc.norms",
+    "argc.kg",
+    "argc.serve",
+    "argc.files",
+)
+
 _PROBE = """\
-import json, sys
+import sys
 from argc.cli import main
 code = main(sys.argv[1:])
-print("\\nexit", code, json.dumps(sorted(sys.modules)))
+print("\\nexit", code, " ".join(sorted(sys.modules)))
 """
 
 
@@ -68,7 +87,7 @@ def modules_after(*arguments: str, env: dict | None = None) -> tuple[int, set[st
     )
     last = done.stdout.splitlines()[-1].split(" ", 2)
     assert last[0] == "exit", done.stderr
-    return int(last[1]), set(json.loads(last[2]))
+    return int(last[1]), set(last[2].split())
 
 
 def heavy(modules: set[str]) -> list[str]:
@@ -98,6 +117,18 @@ def test_the_engine_imports_only_the_engine(arguments):
     assert code in (0, 1)  # 1: the query's constraints fail on this theory
     assert heavy(modules) == []
     assert "argc.compiler.cli" in modules
+
+
+def test_check_imports_nothing_it_does_not_use():
+    for arguments in (
+        ["check", str(TWEETY)],
+        ["check", "--semantics", "preferred", "--show", "attacks", *map(str, EXAMPLES)],
+    ):
+        code, modules = modules_after(*arguments)
+        assert code in (0, 1)
+        assert [name for name in LAZY if name in modules] == []
+    _, modules = modules_after("check", "--json", str(TWEETY))
+    assert "json" in modules
 
 
 def test_af_imports_only_the_engine(apx):
@@ -211,6 +242,69 @@ def test_usage_errors_are_the_same(arguments, columns, capsys):
 )
 def test_the_command_named(arguments, command):
     assert cli.command_named(arguments) == command
+
+
+@pytest.mark.parametrize(
+    ("arguments", "alone"),
+    [
+        (["check", "x.arg"], True),
+        (["--debug", "query", "t.arg", "q.lp"], True),
+        (["bench", "build", "--out", "b"], True),
+        (["-h", "check"], False),  # argc's help, every command listed
+        (["--debug", "--help", "check"], False),
+        (["--deb", "af", "f.apx"], False),
+        (["--", "score", "a", "b"], False),
+        (["nope", "x"], False),
+        (["--debug"], False),
+        ([], False),
+    ],
+)
+def test_a_command_runs_alone_when_nothing_before_it_shows_the_others(arguments, alone):
+    assert cli.runs_alone(arguments, cli.command_named(arguments)) is alone
+
+
+def test_a_command_built_alone_reads_and_helps_as_with_every_command(columns):
+    """What `main` builds for a command that runs alone: that command as in the full command
+    line, and no command of another group (nor, for the engine's, of its own)."""
+    full = dict(cli._commands(cli.build_parser()))
+    for group in cli.GROUPS.values():
+        for name in group:
+            alone = dict(cli._commands(cli.build_parser({name}, others=False)))
+            assert name in alone
+            assert {path.split()[0] for path in alone} <= set(group)
+            for path, command in alone.items():
+                assert command.format_help() == full[path].format_help(), path
+    for name in cli.GROUPS["argc.compiler.cli"]:
+        assert list(dict(cli._commands(cli.build_parser({name}, others=False)))) == [name]
+
+
+@pytest.mark.parametrize("value", [None, "100", "37", "0", "-5", "wide"])
+def test_help_is_as_wide_as_argparse_makes_it(monkeypatch, value):
+    if value is None:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    else:
+        monkeypatch.setenv("COLUMNS", value)
+    assert cli._columns() == shutil.get_terminal_size().columns
+
+
+_FREEZE_PROBE = """\
+import gc, sys
+from argc.cli import main
+sys.argv[1:] = {argv!r}
+code = main({given})
+print(code, gc.get_freeze_count() > 0)
+"""
+
+
+@pytest.mark.parametrize(("given", "frozen"), [("", True), ("sys.argv[1:]", False)])
+def test_only_the_console_script_leaves_its_objects_out_of_the_last_collections(given, frozen):
+    """`main()` (the console script) freezes what is alive before the process ends; a caller
+    that passes its arguments (a test, a longer process) keeps its collector as it was."""
+    probe = _FREEZE_PROBE.format(argv=["check", str(TWEETY)], given=given)
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, check=True
+    )
+    assert done.stdout.splitlines()[-1] == f"0 {frozen}"
 
 
 def test_the_command_help_runs_lazily(columns):
