@@ -15,8 +15,15 @@ from test_kg_asp import friendship
 from test_kg_language import PRELUDE
 
 from argc.compiler.control import Limits
-from argc.compiler.kg.abduce import BATCHED_EVENTS, abduce, abduce_many
-from argc.compiler.kg.solve import Conflict, KgModel, solve_kg, solve_kg_many
+from argc.compiler.kg.abduce import abduce, abduce_many
+from argc.compiler.kg.solve import (
+    Conflict,
+    KgModel,
+    solve_kg,
+    solve_kg_many,
+    solve_timeline,
+    solve_timelines,
+)
 from argc.dsl.errors import LimitExceeded
 from argc.dsl.kg import Event, KgWorld, parse_kg
 from argc.tasks.kg.families import FAMILIES, Exhausted, generate_instance, generate_instances
@@ -69,6 +76,28 @@ def test_a_world_past_its_limits_or_in_conflict_fails_alone():
         solve_kg_many(worlds, batch_size=0)
 
 
+def test_a_timeline_is_the_models_and_an_objects_timeline_its_part():
+    """A world's timeline alone is its model's; one object's alone (its events, no kinship)
+    gives that object's states and depth and the times of its events as the model does."""
+    worlds = generated_worlds(40) + [kg_worlds.random_world(seed) for seed in range(10)]
+    models = solve_kg_many(worlds)
+    timelines = solve_timelines(worlds)
+    assert [(t.timeline, t.affected, t.depths) for t in timelines] == [
+        (m.timeline, m.affected, m.depths) for m in models
+    ]
+    targets = [world.objects[-1].name for world in worlds]
+    parts = solve_timelines(worlds, objects=[(target,) for target in targets], batch_size=7)
+    for model, part, target in zip(models, parts, targets, strict=True):
+        assert [states[target] for states in part.timeline] == [
+            states[target] for states in model.timeline
+        ]
+        assert {tuple(states) for states in part.timeline} == {(target,)}
+        assert chain_times(part, target) == chain_times(model, target)
+        assert part.depths == {target: model.depths[target]}
+    assert solve_timeline(worlds[0], objects=(targets[0],)) == parts[0]
+    assert isinstance(solve_timelines([conflicted(), worlds[0]])[0], Conflict)
+
+
 # abduce_many ----------------------------------------------------------------------------------
 
 
@@ -91,7 +120,7 @@ def problems(count: int) -> list[tuple[KgWorld, str, object]]:
 
 def test_batched_abductions_equal_single_ones():
     asked = problems(60)
-    assert {len(world.events) <= BATCHED_EVENTS for world, _, _ in asked} == {True, False}
+    assert {len(world.events) <= 10 for world, _, _ in asked} == {True, False}  # short and long
     batched = abduce_many(asked)
     assert batched == [abduce(*problem) for problem in asked]
     assert all(problem[2] in found for problem, found in zip(asked, batched, strict=True))
@@ -100,7 +129,6 @@ def test_batched_abductions_equal_single_ones():
 
 def test_an_abduction_past_its_limits_fails_alone():
     asked = problems(4)
-    assert sum(len(world.events) <= BATCHED_EVENTS for world, _, _ in asked) > 1  # a batch
     world, target, masked = asked[0]
     limits = Limits(extensions=1)  # a problem with two consistent elements or more fails
     found = abduce_many(asked, limits)

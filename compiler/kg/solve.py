@@ -1,6 +1,12 @@
 """A KG world solved with clingo: its facts (`argc.compiler.kg.facts`) grounded with the
-encodings asp/kg/state.lp and asp/kg/kinship.lp in one `Session` under `Limits`. Both
-programs are stratified, so the model is read from the ground atoms without a search.
+encodings asp/kg/state.lp, asp/kg/timeline.lp, asp/kg/kinship.lp and asp/kg/genealogy.lp in
+one `Session` under `Limits`. The programs are stratified, so the model is read from the
+ground atoms without a search; the timeline from each object's states where they may change
+(asp/kg/timeline.lp), carried over between.
+
+`solve_timeline` and `solve_timelines` solve a world's timeline alone (state.lp and
+timeline.lp over its objects, declarations and events), of some objects alone where asked:
+what the dynamic tasks read, which ask about an object, not the kinship.
 
 `solve_kg_many` grounds a batch of worlds in one program (`argc.compiler.batch`: the world's
 number as a first argument of every atom, the encodings rewritten so, each world's steps
@@ -20,7 +26,7 @@ Both bounds keep a world's memory under 1 GB at the defaults (docs/kg.md, "In AS
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, replace
 from functools import partial
@@ -30,14 +36,17 @@ import clingo
 
 from argc.compiler.batch import BatchSession, tagged_facts
 from argc.compiler.control import Limits, Session, StepCounter
-from argc.compiler.kg.facts import world_facts
+from argc.compiler.kg.facts import timeline_facts, world_facts
 from argc.compiler.kg.genealogy import family_violations
 from argc.dsl.errors import LimitExceeded
 from argc.dsl.kg.simulate import State, States
 from argc.dsl.kg.world import RELATIONS, KgWorld
 
+#: The encodings of a KG world's timeline alone (its object states, no kinship), in
+#: loading order.
+TIMELINE = ("kg/state", "kg/timeline")
 #: The encodings of a KG world, in loading order.
-ENCODINGS = ("kg/state", "kg/kinship", "kg/genealogy")
+ENCODINGS = (*TIMELINE, "kg/kinship", "kg/genealogy")
 #: What `@step` counts, for the messages of LimitExceeded.
 WORK = ("grounding the world", "object states and kinship path steps")
 #: Worlds grounded together by `solve_kg_many` (larger batches save little more).
@@ -66,16 +75,24 @@ class Conflict(ValueError):
 
 
 @dataclass(frozen=True)
-class KgModel:
-    """What the encodings derive for a world: every object's state at each time 0..T_final
-    (`timeline[t][o]`), the objects each event affects (`affected[t]`, empty at time 0), each
-    object's depth, and the kinship relations (r, x, y): the closed basic facts and the
-    composite relations of the rules."""
+class KgTimeline:
+    """What asp/kg/state.lp derives for a world: every object's state at each time
+    0..T_final (`timeline[t][o]`), the objects each event affects (`affected[t]`, empty at
+    time 0) and each object's depth. A timeline solved for some objects alone
+    (`solve_timeline`) holds their states and depths, and the objects of the events that
+    affect them (the others' left empty)."""
 
     world: KgWorld
     timeline: tuple[States, ...]
     affected: tuple[tuple[str, ...], ...]
     depths: dict[str, int]
+
+
+@dataclass(frozen=True)
+class KgModel(KgTimeline):
+    """What the encodings derive for a world: its timeline (`KgTimeline`) and the kinship
+    relations (r, x, y): the closed basic facts and the composite relations of the rules."""
+
     relations: frozenset[tuple[str, str, str]]
 
     @property
@@ -168,16 +185,20 @@ def ground_kg(
     limits: Limits | None = None,
     max_states: int = MAX_STATES,
     max_steps: int = MAX_STEPS,
+    kinship: bool = True,
+    objects: Collection[str] | None = None,
 ) -> Session:
     """A Session with the world's facts and the KG encodings grounded within `limits` and
     `max_steps` steps (LimitExceeded before grounding for a world past `max_states`:
-    `check_states`)."""
+    `check_states`); without `kinship`, the timeline's alone (TIMELINE), of `objects`
+    alone when given (`timeline_facts`)."""
     limits = bounded(limits, max_steps)
     _check_world(world, limits, max_states)
     session = Session(limits)
     StepCounter.on(session, *WORK)
-    session.load(ENCODINGS)
-    session.ground([("base", world_facts(world))])
+    session.load(ENCODINGS if kinship else TIMELINE)
+    facts = world_facts(world) if kinship else timeline_facts(world, objects)
+    session.ground([("base", facts)])
     return session
 
 
@@ -192,6 +213,23 @@ def solve_kg(
     state is not unique."""
     session = ground_kg(world, limits, max_states, max_steps)
     return read_model(world, lambda name, arity: list(map(values, session.atoms(name, arity))))
+
+
+def solve_timeline(
+    world: KgWorld,
+    limits: Limits | None = None,
+    max_states: int = MAX_STATES,
+    max_steps: int = MAX_STEPS,
+    objects: Collection[str] | None = None,
+) -> KgTimeline:
+    """The world's timeline, as `solve_kg` reads it, without its kinship (neither closed nor
+    checked): for the dynamic tasks, which ask about objects. With `objects`, the timeline
+    of those objects alone: an object's states follow from its own events alone, so they
+    are the ones the whole world gives it (`KgTimeline`)."""
+    session = ground_kg(world, limits, max_states, max_steps, kinship=False, objects=objects)
+    return read_timeline(
+        world, lambda name, arity: list(map(values, session.atoms(name, arity))), objects
+    )
 
 
 def values(symbol: clingo.Symbol) -> Row:
@@ -233,62 +271,108 @@ def solve_kg_many(
     LimitExceeded or Conflict in its place. Each world's steps are counted against its own
     limits; a batch that stops at a limit is solved again world by world, so a world fails
     alone."""
+    jobs = [_Job(world, True) for world in worlds]
+    return _many(jobs, limits, batch_size, max_states, max_steps)  # type: ignore[return-value]
+
+
+def solve_timelines(
+    worlds: Sequence[KgWorld],
+    limits: Limits | None = None,
+    batch_size: int = BATCH_SIZE,
+    max_states: int = MAX_STATES,
+    max_steps: int = MAX_STEPS,
+    objects: Sequence[Collection[str] | None] | None = None,
+) -> list[KgTimeline | LimitExceeded | Conflict]:
+    """The timelines of worlds (of `objects[k]` alone for world k, where given), as
+    `solve_kg_many` gives their models; each equal to `solve_timeline`'s."""
+    chosen = objects if objects is not None else [None] * len(worlds)
+    jobs = [_Job(world, False, named) for world, named in zip(worlds, chosen, strict=True)]
+    return _many(jobs, limits, batch_size, max_states, max_steps)
+
+
+@dataclass(frozen=True)
+class _Job:
+    """What is solved of a world: its model (`kinship`), or its timeline, of `objects`
+    alone where given."""
+
+    world: KgWorld
+    kinship: bool
+    objects: Collection[str] | None = None
+
+    def facts(self) -> str:
+        return world_facts(self.world) if self.kinship else timeline_facts(self.world, self.objects)
+
+    def read(self, rows: Rows) -> KgTimeline:
+        if self.kinship:
+            return read_model(self.world, rows)
+        return read_timeline(self.world, rows, self.objects)
+
+    def alone(self, limits: Limits, max_states: int) -> KgTimeline:
+        if self.kinship:
+            return solve_kg(self.world, limits, max_states, limits.instantiations)
+        return solve_timeline(self.world, limits, max_states, limits.instantiations, self.objects)
+
+
+def _many(
+    jobs: Sequence[_Job], limits: Limits | None, batch_size: int, max_states: int, max_steps: int
+) -> list[KgTimeline | LimitExceeded | Conflict]:
     if batch_size < 1:
         raise ValueError("the batch size must be at least 1")
     limits = bounded(limits, max_steps)
-    results: list[KgModel | LimitExceeded | Conflict] = []
-    for start in range(0, len(worlds), batch_size):
-        results += _solved(worlds[start : start + batch_size], limits, max_states)
+    results: list[KgTimeline | LimitExceeded | Conflict] = []
+    for start in range(0, len(jobs), batch_size):
+        results += _solved(jobs[start : start + batch_size], limits, max_states)
     return results
 
 
 def _solved(
-    batch: Sequence[KgWorld], limits: Limits, max_states: int
-) -> list[KgModel | LimitExceeded | Conflict]:
-    """A batch grounded together (a world alone by `solve_kg`), or world by world when it
-    stops at a limit."""
+    batch: Sequence[_Job], limits: Limits, max_states: int
+) -> list[KgTimeline | LimitExceeded | Conflict]:
+    """A batch grounded together (a world alone by `solve_kg` or `solve_timeline`), or world
+    by world when it stops at a limit."""
     if len(batch) > 1:
         with suppress(LimitExceeded):
             return _solve_batch(batch, limits, max_states)
-    return [_alone(world, limits, max_states) for world in batch]
+    return [_alone(job, limits, max_states) for job in batch]
 
 
-def _alone(world: KgWorld, limits: Limits, max_states: int) -> KgModel | LimitExceeded | Conflict:
+def _alone(job: _Job, limits: Limits, max_states: int) -> KgTimeline | LimitExceeded | Conflict:
     try:
-        return solve_kg(world, limits, max_states, limits.instantiations)
+        return job.alone(limits, max_states)
     except (LimitExceeded, Conflict) as failure:
         return failure
 
 
 def _solve_batch(
-    worlds: Sequence[KgWorld], limits: Limits, max_states: int
-) -> list[KgModel | Conflict]:
+    jobs: Sequence[_Job], limits: Limits, max_states: int
+) -> list[KgTimeline | Conflict]:
     """The worlds grounded in one BatchSession and read one by one (LimitExceeded when a
-    world is past its size limits or the grounding stops at a limit)."""
-    for world in worlds:
-        _check_world(world, limits, max_states)
-    session = BatchSession(limits, len(worlds))
-    counters = [StepCounter(limits, session.deadline, *WORK) for _ in worlds]
+    world is past its size limits or the grounding stops at a limit). The jobs of a batch
+    are all models or all timelines."""
+    for job in jobs:
+        _check_world(job.world, limits, max_states)
+    session = BatchSession(limits, len(jobs))
+    counters = [StepCounter(limits, session.deadline, *WORK) for _ in jobs]
     session.budget = WorldCounters(counters)  # type: ignore[assignment] - what @step calls
-    session.load(ENCODINGS)
-    facts = "".join(tagged_facts(world_facts(world), k) for k, world in enumerate(worlds))
+    session.load(ENCODINGS if jobs[0].kinship else TIMELINE)
+    facts = "".join(tagged_facts(job.facts(), k) for k, job in enumerate(jobs))
     session.ground([("base", facts)])
     found: dict[tuple[str, int], list[list[Row]]] = {}
 
     def rows(k: int, name: str, arity: int) -> list[Row]:
         """World k's rows of a predicate (those of every world read at once)."""
         if (name, arity) not in found:
-            by_world: list[list[Row]] = [[] for _ in worlds]
+            by_world: list[list[Row]] = [[] for _ in jobs]
             for symbol in session.atoms(name, arity + 1):
                 world, *arguments = values(symbol)
                 by_world[world].append(tuple(arguments))
             found[name, arity] = by_world
         return found[name, arity][k]
 
-    results: list[KgModel | Conflict] = []
-    for k, world in enumerate(worlds):
+    results: list[KgTimeline | Conflict] = []
+    for k, job in enumerate(jobs):
         try:
-            results.append(read_model(world, partial(rows, k)))
+            results.append(job.read(partial(rows, k)))
         except Conflict as conflict:
             results.append(conflict)
     return results
@@ -297,29 +381,38 @@ def _solve_batch(
 def read_model(world: KgWorld, rows: Rows) -> KgModel:
     """The model of a world from the arguments of its atoms; Conflict when an object's
     state is not unique or the family is impossible."""
-    conflicts = sorted((time, thing) for thing, time in rows("conflict", 2))
-    if conflicts:
-        time, thing = conflicts[0]
-        raise Conflict(f"{thing} has no single state at time {time}")
+    timeline = read_timeline(world, rows)
     impossible = family_violations(rows)
     if impossible:
         more = f" (and {len(impossible) - 1} more)" if len(impossible) > 1 else ""
         raise Conflict(f"impossible family: {impossible[0]}{more}")
-    slots = {
-        name: {(thing, time): value for thing, value, time in rows(name, 3)}
-        for name in ("owner", "possessor", "integrity")
-    }
-    things = [thing.name for thing in world.objects]
-    final = len(world.events)
-    timeline = tuple(
-        {
-            thing: State(
-                *(slots[name][thing, time] for name in ("owner", "possessor", "integrity"))
-            )
-            for thing in things
-        }
-        for time in range(final + 1)
+    return KgModel(
+        world,
+        timeline.timeline,
+        timeline.affected,
+        timeline.depths,
+        frozenset(rows("related", 3)),
     )
+
+
+def read_timeline(world: KgWorld, rows: Rows, objects: Collection[str] | None = None) -> KgTimeline:
+    """The timeline of a world (of `objects` alone where given) from the arguments of its
+    atoms (asp/kg/timeline.lp: each object's state at time 0 and where an event affects it,
+    carried over between); Conflict when an object's state is not unique."""
+    conflicts = sorted((time, thing) for thing, time in rows("conflict", 2))
+    if conflicts:
+        time, thing = conflicts[0]
+        raise Conflict(f"{thing} has no single state at time {time}")
+    things = [thing.name for thing in world.objects if objects is None or thing.name in objects]
+    final = len(world.events)
+    changes: list[States] = [{} for _ in range(final + 1)]
+    for thing, owner, possessor, integrity, time in rows("state", 5):
+        changes[time][thing] = State(owner, possessor, integrity)
+    states = {thing: changes[0][thing] for thing in things}
+    timeline = [states]
+    for time in range(1, final + 1):
+        states = {**states, **changes[time]}
+        timeline.append(states)
     found: list[list[str]] = [[] for _ in range(final + 1)]
     for time, thing in rows("affects", 2):
         found[time].append(thing)
@@ -332,10 +425,4 @@ def read_model(world: KgWorld, rows: Rows) -> KgModel:
         ),
     )
     depths = dict(rows("depth", 2))
-    return KgModel(
-        world,
-        timeline,
-        affected,
-        {thing: depths[thing] for thing in things},
-        frozenset(rows("related", 3)),
-    )
+    return KgTimeline(world, tuple(timeline), affected, {thing: depths[thing] for thing in things})

@@ -27,11 +27,13 @@ they always hold). Rules are drawn by the frequency groups of Table 7 with each 
 policy (`rule_groups`). Every instance is solved with clingo: the deductive and abductive
 gold traces read the model's timeline, the planted chains and the query are checked against
 its derived relations (first against the reference simulator's, which rule out most draws
-before they are solved). A family's builder is a generator that yields the worlds
-and abduction problems it needs solved, so that `generate_instances` draws many instances
-side by side and solves what they ask for in batches (`solve_kg_many`, `abduce_many`); each
-instance is the one `generate_instance` draws alone. Everything is deterministic in (family,
-depth, complexity, seed, split).
+before they are solved); the dynamic families solve the target's timeline alone
+(`solve_timelines`: its states follow from its own events). A family's builder is a
+generator that yields the worlds, timelines and abduction problems it needs solved, so that
+`generate_instances` draws many instances side by side and solves what they ask for in
+batches (`solve_kg_many`, `solve_timelines`, `abduce_many`); each instance is the one
+`generate_instance` draws alone. Everything is deterministic in (family, depth, complexity,
+seed, split).
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ from typing import Any
 
 from argc.compiler import MachineLimitExceeded
 from argc.compiler.kg.abduce import Problem, abduce_many
-from argc.compiler.kg.solve import BATCH_SIZE, solve_kg_many
+from argc.compiler.kg.solve import BATCH_SIZE, solve_kg_many, solve_timelines
 from argc.dsl.kg import genealogy, simulate
 from argc.dsl.kg.world import (
     RELATION_GENDER,
@@ -210,12 +212,22 @@ class KgInstance:
         }
 
 
-#: What a builder asks for: a world to solve, or an abduction problem (world, target, masked
-#: element) whose consistent set it needs.
-Request = KgWorld | Problem
-#: An instance's builder: it yields each request, is sent its answer (the world's model, the
-#: problem's consistent set), and returns the instance (NoInstance when its graph cannot
-#: carry the family).
+@dataclass(frozen=True)
+class Timeline:
+    """A request for the timeline of a world's target object alone (`solve_timelines`):
+    what the dynamic families read of a solved world, whose questions and traces are about
+    the target, not the kinship or the other objects."""
+
+    world: KgWorld
+    target: str
+
+
+#: What a builder asks for: a world to solve (its model), a world's timeline, or an
+#: abduction problem (world, target, masked element) whose consistent set it needs.
+Request = KgWorld | Timeline | Problem
+#: An instance's builder: it yields each request, is sent its answer (the world's model or
+#: timeline, the problem's consistent set), and returns the instance (NoInstance when its
+#: graph cannot carry the family).
 Builder = Generator[Request, Any, KgInstance]
 
 
@@ -272,7 +284,7 @@ def deductive(graph: KgGraph, rng: random.Random) -> Builder:
     form = rng.choice(forms)
     mode, slot = form.split("_", 1)
     steps = graph.depth if mode == "final" else rng.randint(1, graph.depth - 1)
-    solution = deduction((yield graph.world), graph.target, steps, slot)
+    solution = deduction((yield Timeline(graph.world, graph.target)), graph.target, steps, slot)
     question = QUESTIONS[form].format(o=object_words(graph.target), k=ordinal(steps))
     story = _story(graph, graph.world, "deductive")
     return _instance(
@@ -289,12 +301,13 @@ def _without(world: KgWorld, masked: Event | Declaration) -> KgWorld:
     return replace(world, declarations=tuple(d for d in world.declarations if d != masked))
 
 
-def _target_states(world: KgWorld, target: str) -> list[simulate.State] | None:
-    """The target's states after each event affecting it (s0 first); None when an event's
-    precondition fails."""
-    states = simulate.initial_states(world)
-    found = [states[target]]
-    for event in world.events:
+def _run(
+    states: simulate.States, found: list[simulate.State], events: Iterable[Event], target: str
+) -> list[simulate.State] | None:
+    """The target's states `found` so far, then after each of `events` that affects it, run
+    from `states`; None when an event's precondition fails."""
+    found = list(found)
+    for event in events:
         if simulate.precondition(event, states) is not None:
             return None
         states = simulate.apply(event, states)
@@ -303,24 +316,49 @@ def _target_states(world: KgWorld, target: str) -> list[simulate.State] | None:
     return found
 
 
+def _target_states(world: KgWorld, target: str) -> list[simulate.State] | None:
+    """The target's states after each event affecting it (s0 first); None when an event's
+    precondition fails."""
+    states = simulate.initial_states(world)
+    return _run(states, [states[target]], world.events, target)
+
+
+def _places(world: KgWorld, target: str) -> list[tuple[simulate.States, list[simulate.State]]]:
+    """The states before each place among the world's events (before the first, ..., after
+    the last) with the target's states so far, up to the first event whose precondition
+    fails: an event inserted after it fails with it."""
+    states = simulate.initial_states(world)
+    found = [states[target]]
+    places = [(states, found)]
+    for event in world.events:
+        if simulate.precondition(event, states) is not None:
+            break
+        states = simulate.apply(event, states)
+        if target in simulate.affected(event):
+            found = [*found, states[target]]
+        places.append((states, found))
+    return places
+
+
 def _determined(world: KgWorld, target: str, masked, accepted) -> bool:
     """Every accepted element, at every place it fits, gives the target the states the
     hidden one does."""
     gold = _target_states(world, target)
     visible = _without(world, masked)
+    places = None
     for element in accepted:
         if isinstance(element, Declaration):
-            worlds = [replace(visible, declarations=(*visible.declarations, element))]
+            with_it = replace(visible, declarations=(*visible.declarations, element))
+            found: Iterable[list[simulate.State] | None] = [_target_states(with_it, target)]
         else:
+            places = places or _places(visible, target)
             events = visible.events
-            worlds = [
-                replace(visible, events=events[:place] + (element,) + events[place:])
-                for place in range(len(events) + 1)
-            ]
-        for candidate in worlds:
-            states = _target_states(candidate, target)
-            if states is not None and states != gold:
-                return False
+            found = (
+                _run(states, so_far, (element, *events[place:]), target)
+                for place, (states, so_far) in enumerate(places)
+            )
+        if any(states is not None and states != gold for states in found):
+            return False
     return True
 
 
@@ -342,7 +380,7 @@ def abductive(graph: KgGraph, rng: random.Random, hide_event: bool) -> Builder:
     states determined), or the target's declaration; NoInstance when no element of the
     form does."""
     world, target = graph.world, graph.target
-    model = yield world
+    model = yield Timeline(world, target)
     if hide_event:
         # An event the world has twice is not hidden: the story would not tell which is.
         times = [
@@ -356,6 +394,11 @@ def abductive(graph: KgGraph, rng: random.Random, hide_event: bool) -> Builder:
     else:
         choices = [next(d for d in world.declarations if d.object == target)]
     for masked in choices:
+        # The hidden element is always accepted: where it fits elsewhere with other states
+        # for the target, no accepted set leaves them determined, so it is passed over
+        # without solving its abduction.
+        if not _determined(world, target, masked, (masked,)):
+            continue
         accepted = yield (world, target, masked)
         if not _determined(world, target, masked, accepted):
             continue
@@ -685,14 +728,23 @@ def generate_instances(
 
 
 def _answers(requests: list[Request], batch_size: int) -> list[Any]:
-    """The model of each world and the consistent set of each abduction problem (or the
-    failure), each kind solved in batches."""
+    """The model of each world, the target's timeline of each Timeline and the consistent
+    set of each abduction problem (or the failure), each kind solved in batches."""
     answers: list[Any] = [None] * len(requests)
-    worlds = [index for index, request in enumerate(requests) if isinstance(request, KgWorld)]
-    problems = [index for index, request in enumerate(requests) if not isinstance(request, KgWorld)]
-    for indices, solve in ((worlds, solve_kg_many), (problems, abduce_many)):
-        found = solve([requests[index] for index in indices], batch_size=batch_size)
-        for index, answer in zip(indices, found, strict=True):
+    worlds = [k for k, request in enumerate(requests) if isinstance(request, KgWorld)]
+    timelines = [k for k, request in enumerate(requests) if isinstance(request, Timeline)]
+    problems = [k for k, request in enumerate(requests) if isinstance(request, tuple)]
+    found = (
+        solve_kg_many([requests[k] for k in worlds], batch_size=batch_size),
+        solve_timelines(
+            [requests[k].world for k in timelines],  # type: ignore[union-attr]
+            batch_size=batch_size,
+            objects=[(requests[k].target,) for k in timelines],  # type: ignore[union-attr]
+        ),
+        abduce_many([requests[k] for k in problems], batch_size=batch_size),
+    )
+    for indices, solved in zip((worlds, timelines, problems), found, strict=True):
+        for index, answer in zip(indices, solved, strict=True):
             answers[index] = answer
     return answers
 

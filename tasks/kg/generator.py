@@ -18,6 +18,7 @@ is seeded from a sha256 of them.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -123,25 +124,44 @@ def _slots(rng: random.Random, own: int, exchanges: list[int]) -> list[int | Non
     return slots
 
 
+class _Events(Sequence[Event]):
+    """The events of one kind on `thing` by `giver` to each of some persons (`Event(kind,
+    (giver, person), (thing,))`), or by each of them (`Event(kind, (person,), (thing,))`),
+    each made only when drawn: a step draws one of the many it is offered."""
+
+    def __init__(self, kind: str, thing: str, persons: list[str], giver: str | None) -> None:
+        self.kind, self.thing, self.persons, self.giver = kind, thing, persons, giver
+
+    def __len__(self) -> int:
+        return len(self.persons)
+
+    def __getitem__(self, index):  # type: ignore[override] - an index or a slice
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        person = self.persons[index]
+        actors = (person,) if self.giver is None else (self.giver, person)
+        return Event(self.kind, actors, (self.thing,))
+
+
 def _options(
     thing: str, now: State, people: list[str], ready: bool, avoid: str | None
-) -> dict[str, list[Event]]:
+) -> dict[str, Sequence[Event]]:
     """The events of each kind that can happen to `thing` in state `now`; when `ready`, only
     those leaving it owned and held by someone other than `avoid` (an exchange comes next)."""
     owner, holder, integrity = now
     held = owner == holder
     others = [person for person in people if person != holder and not (ready and person == avoid)]
-    options: dict[str, list[Event]] = {}
+    options: dict[str, Sequence[Event]] = {}
     if held:
         for kind in ("sale", "gift") + (() if ready else ("loan",)):
-            options[kind] = [Event(kind, (holder, other), (thing,)) for other in others]
+            options[kind] = _Events(kind, thing, others, holder)
     elif not (ready and owner == avoid):
         options["return"] = [Event("return", (holder, owner), (thing,))]
     if not ready or (held and holder != avoid):
         if integrity == INTACT:
             options["break"] = [Event("break", (holder,), (thing,))]
         else:
-            options["repair"] = [Event("repair", (person,), (thing,)) for person in people]
+            options["repair"] = _Events("repair", thing, people, None)
     return {kind: events for kind, events in options.items() if events}
 
 

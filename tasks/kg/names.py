@@ -8,7 +8,7 @@ gender each and family names; the family names are divided among the splits (`pr
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 
 
 def _words(text: str) -> tuple[str, ...]:
@@ -85,11 +85,13 @@ def gender(person: str) -> str:
     return FIRST_NAMES[person.split("_", 1)[0]]
 
 
+@lru_cache(maxsize=8192)  # stories write each name many times
 def person_words(person: str) -> str:
     """A full name as written in a story: `alice_smith` is `Alice Smith`."""
     return " ".join(part.capitalize() for part in person.split("_"))
 
 
+@lru_cache(maxsize=8192)
 def object_words(thing: str) -> str:
     """An object as written in a story: `red_ball` is `the red ball`."""
     return "the " + thing.replace("_", " ")

@@ -7,7 +7,7 @@ with hyphens (`great_aunt` is great-aunt).
 
 from __future__ import annotations
 
-from argc.compiler.kg.solve import KgModel
+from argc.compiler.kg.solve import KgTimeline
 from argc.dsl.kg.simulate import State
 from argc.dsl.kg.world import Declaration, Event
 from argc.tasks.kg.names import object_words, person_words
@@ -38,7 +38,7 @@ def action(element: Event | Declaration, target: str) -> Action:
     return Action(element.kind, tuple(map(person_words, persons)), tuple(map(object_words, things)))
 
 
-def chain_times(model: KgModel, target: str) -> list[int]:
+def chain_times(model: KgTimeline, target: str) -> list[int]:
     """The times of the events affecting the target, in order."""
     return [time for time, things in enumerate(model.affected) if target in things]
 
@@ -49,7 +49,7 @@ def slot_value(state: State, slot: str) -> str:
     return value if slot == "integrity" else person_words(value)
 
 
-def deduction(model: KgModel, target: str, steps: int, slot: str) -> Deduction:
+def deduction(model: KgTimeline, target: str, steps: int, slot: str) -> Deduction:
     """The forward trace of the target's first `steps` events and the slot's value after
     them."""
     times = chain_times(model, target)[:steps]
@@ -67,7 +67,7 @@ def deduction(model: KgModel, target: str, steps: int, slot: str) -> Deduction:
     )
 
 
-def abduction(model: KgModel, target: str, masked: Event | Declaration) -> Abduction:
+def abduction(model: KgTimeline, target: str, masked: Event | Declaration) -> Abduction:
     """The backward trace of the target's visible events when `masked` is hidden: each step
     with the states around it, from the last back to the step after the gap; the gap's states
     (and the initial state when the gap precedes every visible step), or the initial state no
