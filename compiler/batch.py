@@ -15,6 +15,9 @@ that comparisons look at) carries the id of the base, the first theory of the ba
 same other facts, and is grounded once for all the theories that share it; `base_of(T, B)`
 joins the two where a rule mixes them. The callbacks always receive the base, whose limits
 count the shared arguments once.
+
+A batch read for some predicates only (`solve_many` reads grounded Solutions: arguments,
+attacks, defeats, labels, statuses) loads only the rules those predicates depend on.
 """
 
 from __future__ import annotations
@@ -91,6 +94,33 @@ def varying_predicates(encodings: tuple[str, ...], inputs: frozenset[str]) -> fr
                 varying |= heads
                 grown = True
     return frozenset(varying)
+
+
+@cache
+def needed_predicates(
+    encodings: tuple[str, ...], reads: frozenset[Signature]
+) -> frozenset[Signature]:
+    """The predicates in `reads` and those their atoms depend on through any rule of the
+    encodings (positively or not, in bodies, conditions or aggregates)."""
+    rules = [rule for name in encodings for rule in _rule_atoms(name)]
+    needed = set(reads)
+    grown = True
+    while grown:
+        grown = False
+        for heads, atoms in rules:
+            if not heads.isdisjoint(needed) and not atoms <= needed:
+                needed |= atoms
+                grown = True
+    return frozenset(needed)
+
+
+def _defines_any(statement: ast.AST, needed: frozenset[Signature]) -> bool:
+    """Whether a statement is to be kept for the predicates `needed`: a rule that defines one
+    of them, an integrity constraint, or a statement other than a rule."""
+    if statement.ast_type != ast.ASTType.Rule:
+        return True
+    heads = _signatures([statement.head])
+    return not heads or not heads.isdisjoint(needed)
 
 
 class _Tagger(ast.Transformer):
@@ -171,11 +201,17 @@ def _binds(body: Sequence[ast.AST], variable: str) -> bool:
     )
 
 
-def tagged_encoding(name: str, varying: frozenset[Signature] = frozenset()) -> tuple[ast.AST, ...]:
+def tagged_encoding(
+    name: str,
+    varying: frozenset[Signature] = frozenset(),
+    needed: frozenset[Signature] | None = None,
+) -> tuple[ast.AST, ...]:
     """The statements of `asp/<name>.lp` with every atom tagged by its theory (the predicates
-    in `varying`) or by its theory's base (the others); rewritten once per process for each
-    set of its own predicates that vary (the files every ordering loads, once)."""
-    return _tagged(name, varying & _encoding_signatures(name))
+    in `varying`) or by its theory's base (the others), without the rules that define none
+    of the predicates `needed` (None: every rule); rewritten once per process for each set
+    of its own predicates that vary and are needed (the files every ordering loads, once)."""
+    own = _encoding_signatures(name)
+    return _tagged(name, varying & own, None if needed is None else needed & own)
 
 
 @cache
@@ -184,9 +220,26 @@ def _encoding_signatures(name: str) -> frozenset[Signature]:
 
 
 @cache
-def _tagged(name: str, varying: frozenset[Signature]) -> tuple[ast.AST, ...]:
+def _tagged(
+    name: str, varying: frozenset[Signature], needed: frozenset[Signature] | None
+) -> tuple[ast.AST, ...]:
     tagger = _Tagger(varying)
-    return tuple(tagger(statement) for statement in parsed_encoding(name))
+    return tuple(
+        tagger(statement)
+        for statement in parsed_encoding(name)
+        if needed is None or _defines_any(statement, needed)
+    )
+
+
+def prepare(
+    encodings: Sequence[str], varying: Collection[str] = (), reads: Collection[Signature] = ()
+) -> None:
+    """Rewrite the encodings for batches now, as `BatchSession.load` would (cached for the
+    process), so that the first batch does not pay for it."""
+    signatures = varying_predicates(tuple(encodings), frozenset(varying))
+    needed = needed_predicates(tuple(encodings), frozenset(reads)) if reads else None
+    for name in encodings:
+        tagged_encoding(name, signatures, needed)
 
 
 def _tagged_lines(lines: Iterable[str], key: int) -> Iterator[str]:
@@ -239,6 +292,8 @@ class TheoryBudgets:
 
     def __init__(self, limits: Limits, clock: Deadline, count: int) -> None:
         self.budgets = [Budget(limits, clock) for _ in range(count)]
+        #: The budgets by the id the callbacks receive, looked up without reading the number.
+        self.by_id = {clingo.Number(k): budget for k, budget in enumerate(self.budgets)}
         self.culprit: int | None = None
         self.out_of_time: LimitExceeded | None = None
 
@@ -253,7 +308,7 @@ class TheoryBudgets:
         method = getattr(Budget, name)
 
         def routed(theory: clingo.Symbol, *arguments: clingo.Symbol) -> clingo.Symbol:
-            budget = self.budgets[theory.number]
+            budget = self.by_id[theory]
             try:
                 return method(budget, *arguments)
             except LimitExceeded as exceeded:
@@ -270,8 +325,10 @@ class TheoryBudgets:
 class BatchSession(Session):
     """A Session grounding several theories at once; `view(k)` reads theory k's part.
 
-    `load(encodings, varying)` names the input predicates in which theories sharing a base
-    may differ; `facts(...)` tags the theories' facts and finds their bases."""
+    `load(encodings, varying, reads)` names the input predicates in which theories sharing a
+    base may differ, and the predicates the batch is read for, where it is read for some
+    only (the rules that none of them depends on are then not grounded); `facts(...)` tags
+    the theories' facts and finds their bases."""
 
     def __init__(self, limits: Limits, count: int) -> None:
         super().__init__(limits)
@@ -279,14 +336,25 @@ class BatchSession(Session):
         self.bases = list(range(count))
         self.inputs: frozenset[str] = frozenset()
         self.varying: frozenset[Signature] = frozenset()
-        self._rows: dict[tuple[str, int], dict[int, list[Sequence[clingo.Symbol]]]] = {}
+        #: The predicates grounded, where the batch is read for some only (None: all).
+        self.needed: frozenset[Signature] | None = None
+        #: The ids of the theories, as the first argument of their atoms.
+        self.ids = [clingo.Number(k) for k in range(count)]
+        self._rows: dict[tuple[str, int], dict[clingo.Symbol, list[Sequence[clingo.Symbol]]]] = {}
 
-    def load(self, encodings: Sequence[str], varying: Collection[str] = ()) -> None:
+    def load(
+        self,
+        encodings: Sequence[str],
+        varying: Collection[str] = (),
+        reads: Collection[Signature] = (),
+    ) -> None:
         self.inputs = frozenset(varying)
         self.varying = varying_predicates(tuple(encodings), self.inputs)
+        if reads:
+            self.needed = needed_predicates(tuple(encodings), frozenset(reads))
         with ast.ProgramBuilder(self.control) as builder:
             for name in encodings:
-                for statement in tagged_encoding(name, self.varying):
+                for statement in tagged_encoding(name, self.varying, self.needed):
                     builder.add(statement)
 
     def facts(self, facts: Sequence[str]) -> str:
@@ -294,15 +362,18 @@ class BatchSession(Session):
         text, self.bases = shared_facts(facts, self.inputs)
         return text
 
-    def rows(self, name: str, arity: int) -> dict[int, list[Sequence[clingo.Symbol]]]:
-        """The arguments (id removed) of every atom of a predicate, by theory or base."""
+    def rows(self, name: str, arity: int) -> dict[clingo.Symbol, list[Sequence[clingo.Symbol]]]:
+        """The arguments (id removed) of every atom of a predicate, by the id of their theory
+        or base (a symbol of `ids`)."""
         key = (name, arity)
         found = self._rows.get(key)
         if found is None:
+            if self.needed is not None and key not in self.needed:
+                raise ValueError(f"{name}/{arity} is not among the predicates the batch reads")
             found = self._rows[key] = defaultdict(list)
             for atom in self.control.symbolic_atoms.by_signature(name, arity + 1):
                 owner, *arguments = atom.symbol.arguments
-                found[owner.number].append(arguments)
+                found[owner].append(arguments)
         return found
 
     def view(self, theory: int) -> TheoryView:
@@ -321,4 +392,4 @@ class TheoryView:
 
     def rows(self, name: str, arity: int) -> list[Sequence[clingo.Symbol]]:
         owner = self.theory if (name, arity) in self.session.varying else self.base
-        return self.session.rows(name, arity).get(owner, [])
+        return self.session.rows(name, arity).get(self.session.ids[owner], [])

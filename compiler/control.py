@@ -5,7 +5,6 @@ from __future__ import annotations
 import atexit
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING
 
@@ -14,6 +13,7 @@ import clingo
 from argc.compiler.encodings import encoding_text
 from argc.compiler.guard import now
 from argc.dsl.errors import ArgcError, LimitExceeded
+from argc.dsl.records import dataclass
 
 if TYPE_CHECKING:
     from clingo import ast
@@ -159,12 +159,16 @@ class Budget:
             self._fail(self.clock.exceeded())
 
     def argument(
-        self, structure: clingo.Symbol, conclusion: clingo.Symbol, uses: clingo.Symbol
+        self,
+        structure: clingo.Symbol,
+        conclusion: clingo.Symbol,
+        uses: clingo.Symbol,
+        subs: clingo.Symbol,
     ) -> clingo.Symbol:
-        """`@argument(S, C, N)`: the number of an argument's structure (`prem(L)` or
+        """`@argument(S, C, N, T)`: the number of an argument's structure (`prem(L)` or
         `app(R, T)`), 1, 2, ... in order of construction, so sub-arguments are numbered before
-        parents. The new argument concludes C, and N rules can use it (each a partial
-        instantiation, counted)."""
+        parents. The new argument concludes C, N rules can use it (each a partial
+        instantiation, counted), and T lists its direct sub-arguments (`nil` for a premise)."""
         number = self.numbers.get(structure)
         if number is None:
             self._tick()
@@ -172,7 +176,7 @@ class Budget:
                 self._fail(
                     f"the theory has more than {self.limits.arguments:,} arguments", "arguments"
                 )
-            self.subs.append(self._record_subs(structure))
+            self.subs.append(self._record_subs(subs))
             self._count_instantiations(uses.number)
             self.conclusions.append(conclusion)
             self.structures.append(structure)
@@ -247,26 +251,20 @@ class Budget:
                 )
         return attackers
 
-    def tick(self, _argument: clingo.Symbol) -> clingo.Symbol:
-        """`@tick(A) = 1`: a deadline check between the stages that follow the attacks (once
-        per compared argument, once per argument defeated on itself)."""
+    def tick(self, _stage: clingo.Symbol) -> clingo.Symbol:
+        """`@tick(S) = 1`: a deadline check between the stages that follow the attacks (once
+        the comparisons needed are known, and once the defeats are)."""
         self._tick()
         return _ONE
 
-    def containing(self, attacked: clingo.Symbol) -> list[clingo.Symbol]:
-        """`C = @containing(B)`: the arguments that contain the attacked argument B (B
-        included), walked up from B over the numbering."""
-        self._tick()
-        return self.containers(attacked.number)
-
-    def _record_subs(self, structure: clingo.Symbol) -> list[int]:
+    def _record_subs(self, listed: clingo.Symbol) -> list[int]:
         """Count the sub-arguments of a new argument (with repetition) against the limit and
-        note it as a parent of its direct sub-arguments, which it returns."""
+        note it as a parent of its direct sub-arguments, which it returns (read from their
+        list `c(A1, c(A2, ... nil))`, a term of numbers, in one call into clingo)."""
         self.parents.append([])
         subs = []
-        parts = structure.arguments  # [L] for prem(L), [R, T] for app(R, T)
-        if len(parts) == 2:
-            subs = [int(sub) for sub in _NUMBERS.findall(str(parts[1]))]
+        if listed != _NIL:
+            subs = [int(sub) for sub in _NUMBERS.findall(str(listed))]
             number = len(self.structures) + 1
             for sub in set(subs):
                 self.parents[sub - 1].append(number)
@@ -305,6 +303,7 @@ _NUMBERS = re.compile(r"\d+")
 #: since no callback runs while they are.
 _SECONDS_PER_ATTACK = 2e-6
 _ONE, _ZERO = clingo.Number(1), clingo.Number(0)
+_NIL = clingo.Function("nil")
 
 #: The encodings some Control of this process has loaded. The first Control to load one adds
 #: its text, which clingo parses in C++ (about 0.9 ms for the grounded program), where

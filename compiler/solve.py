@@ -5,7 +5,6 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Protocol
 
 import clingo
@@ -16,6 +15,7 @@ from argc.compiler.facts import PREFERENCE_INPUTS, literal_term, theory_facts
 from argc.compiler.reasoning import MAXIMAL_SETS, Outcome, Question, Verdicts, reason
 from argc.compiler.solution import Argument, Attack, Solution
 from argc.dsl.ir import Literal, Ordering, Theory
+from argc.dsl.records import dataclass
 
 
 def _list_items(symbol: clingo.Symbol) -> list[clingo.Symbol]:
@@ -47,16 +47,28 @@ class _Model(Protocol):
 
 class _Reader:
     """Turns ground atoms into typed values, with as few calls into clingo as possible.
-    Arguments are numbers in the ground program; `names` maps them to canonical names."""
+    Arguments are numbers in the ground program; `names` maps them to canonical names.
+    `texts` holds the text of each literal's symbol once written (readers of theories
+    grounded together share it: they name the same literals)."""
 
-    def __init__(self, model: _Model, theory: Theory) -> None:
+    def __init__(
+        self, model: _Model, theory: Theory, texts: dict[clingo.Symbol, str] | None = None
+    ) -> None:
         self.model = model
         self.heads = {rule.name: rule.head for rule in theory.rules}
         self.literals = {literal_term(literal): literal for literal in theory.claims()}
         self.names: dict[clingo.Symbol, str] = {}
+        self.texts = {} if texts is None else texts
 
     def literal(self, symbol: clingo.Symbol) -> Literal:
-        return self.literals[str(symbol)]
+        return self.literals[self.text(symbol)]
+
+    def text(self, symbol: clingo.Symbol) -> str:
+        """A literal's symbol as the encodings write it (`pos("a")`), written once."""
+        text = self.texts.get(symbol)
+        if text is None:
+            text = self.texts[symbol] = str(symbol)
+        return text
 
     def arguments(self, numbers: list[clingo.Symbol]) -> dict[str, Argument]:
         """Arguments by canonical name. The budget numbered each structure after its
@@ -120,8 +132,8 @@ class _Reader:
         found = {}
         for status in ("justified", "undecided"):
             for (symbol,) in self.model.rows(status, 1):
-                found[self.literal(symbol)] = status
-        return {claim: found.get(claim, "overruled") for claim in self.literals.values()}
+                found[self.text(symbol)] = status
+        return {claim: found.get(text, "overruled") for text, claim in self.literals.items()}
 
     def firsts(self, predicate: str) -> frozenset[clingo.Symbol]:
         """The first arguments of a unary predicate's atoms."""
@@ -138,6 +150,21 @@ def _settings(
     if semantics not in SEMANTICS_ENCODINGS:
         raise ValueError(f"unknown semantics {semantics!r}")
     return ordering, semantics
+
+
+#: The predicates a grounded Solution reads from its model (`_ModelSource`): a batch grounds
+#: only the rules these depend on.
+GROUNDED_READS = frozenset(
+    {
+        ("arg", 1),
+        ("attacks_on", 3),
+        ("defeats_on", 2),
+        ("grounded_in", 1),
+        ("justified", 1),
+        ("undecided", 1),
+        ("inconsistent", 0),
+    }
+)
 
 
 class _ModelSource:
@@ -296,6 +323,17 @@ def solve_many(
     return results  # type: ignore[return-value]
 
 
+def prepare_batches() -> None:
+    """Rewrite the grounded encodings of every ordering for batches now (`solve_many` then
+    starts its first batch without it): what a scoring worker does before it says it is
+    ready, while its caller still reads its input."""
+    from argc.compiler.batch import prepare
+    from argc.dsl.ir import ORDERINGS
+
+    for ordering in ORDERINGS:
+        prepare(program_encodings(ordering, "grounded"), PREFERENCE_INPUTS, GROUNDED_READS)
+
+
 def _variants_together(facts: dict[int, str], indices: list[int]) -> list[int]:
     """The indices reordered so that theories that differ only in their preferences follow
     each other (and so share a batch, where they share their arguments)."""
@@ -330,9 +368,13 @@ def _solve_batch(
 
     started = time.perf_counter()
     session = BatchSession(limits, len(theories))
-    session.load(program_encodings(ordering, "grounded"), varying=PREFERENCE_INPUTS)
+    session.load(
+        program_encodings(ordering, "grounded"), varying=PREFERENCE_INPUTS, reads=GROUNDED_READS
+    )
     try:
-        session.ground([("base", session.facts(facts))])
+        # `#show.`: the statuses are read from the ground atoms, never from a model, so the
+        # grounder need not list every atom for output.
+        session.ground([("base", session.facts(facts) + "#show.\n")])
     except LimitExceeded:
         culprit = session.budget.culprit
         if culprit is None:
@@ -347,8 +389,9 @@ def _solve_batch(
         ]
     grounded_at = time.perf_counter()
     solutions: list[Solution | LimitExceeded] = []
+    texts: dict[clingo.Symbol, str] = {}
     for k, theory in enumerate(theories):
-        reader = _Reader(session.view(k), theory)
+        reader = _Reader(session.view(k), theory, texts)
         solution = _solution(reader, theory, ordering, "grounded", None)
         share = (grounded_at - started) / len(theories)
         solution.timings.update(ground=share, total=share)

@@ -17,6 +17,7 @@ from test_limits import rebut_storm, wide_theory
 from argc.compiler import LimitExceeded, Limits, solve, solve_many
 from argc.compiler.batch import (
     BatchSession,
+    needed_predicates,
     shared_facts,
     tagged_encoding,
     tagged_facts,
@@ -26,7 +27,7 @@ from argc.compiler.control import Budget
 from argc.compiler.encodings import program_encodings
 from argc.compiler.facts import PREFERENCE_INPUTS, theory_facts
 from argc.compiler.solution import SOURCED
-from argc.compiler.solve import _Reader, _solution, _solve
+from argc.compiler.solve import GROUNDED_READS, _Reader, _solution, _solve
 from argc.dsl.ir import (
     ORDERINGS,
     Directive,
@@ -138,7 +139,7 @@ def test_parts_are_read_only_when_asked():
 
 def test_every_atom_of_the_encodings_carries_the_theory_or_its_base():
     rendered = "\n".join(str(statement) for statement in tagged_encoding("arguments"))
-    assert "built(ArgcBase,S,@argument(ArgcBase,S,C,N))" in rendered
+    assert "built(ArgcBase,app(R,T),@argument(ArgcBase,app(R,T),H,N,T))" in rendered
     rendered = "\n".join(str(statement) for statement in tagged_encoding("defeat", _VARYING))
     assert (
         "defeats_on(ArgcTheory,A,B) :- attacks_on(ArgcBase,A,B,undercut);"
@@ -151,6 +152,27 @@ def test_every_atom_of_the_encodings_carries_the_theory_or_its_base():
         'rule(4,"r1", pos("a")).',
         'query(4,neg("b")).',
     ]
+
+
+def test_a_batch_grounds_only_the_rules_its_solutions_read():
+    """A batch of grounded Solutions leaves out the rules that nothing its Solutions read
+    depends on (the claims and overruled/1, which statuses.lp defines for queries), and
+    refuses to read them."""
+    for ordering in ORDERINGS:
+        needed = needed_predicates(program_encodings(ordering, "grounded"), GROUNDED_READS)
+        assert needed >= GROUNDED_READS
+        assert {("conc", 2), ("inside", 2), ("weaker", 2), ("opposes", 2)} <= needed
+        assert not {("claim", 1), ("named", 1), ("overruled", 1), ("symmetric", 2)} & needed
+    theories = [random_theory(seed) for seed in range(3)]
+    session = BatchSession(Limits(), len(theories))
+    session.load(program_encodings(Ordering(), "grounded"), PREFERENCE_INPUTS, GROUNDED_READS)
+    session.ground([("base", session.facts([theory_facts(t) for t in theories]))])
+    assert not session.atoms("overruled", 2)
+    with pytest.raises(ValueError, match="overruled/1"):
+        session.view(0).rows("overruled", 1)
+    for k, theory in enumerate(theories):
+        reader = _Reader(session.view(k), theory)
+        _same(_solution(reader, theory, Ordering(), "grounded", None), solve(theory))
 
 
 # Theories that differ only in their preferences ---------------------------------------------
