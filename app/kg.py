@@ -14,10 +14,12 @@ import time
 from argc.compiler.control import Deadline, Limits
 from argc.compiler.guard import Watchdog, memory_cap
 from argc.compiler.kg.solve import KgModel, solve_kg
-from argc.dsl.errors import LimitExceeded
-from argc.dsl.kg import read_kg
+from argc.dsl.errors import InputError, LimitExceeded
+from argc.dsl.kg import parse_kg, read_kg
+from argc.dsl.kg.world import KgWorld
 from argc.dsl.parser import source_name
 from argc.options import DEFAULT_MEMORY_MIB, memory_mib, positive_int, seconds
+from argc.worlds import WorldInput, add_inputs, one_file, solve_each
 
 #: The default cap on the command's memory (address space), in MiB.
 FAMILIES = ("deductive", "abductive", "inductive", "analogy")
@@ -37,26 +39,36 @@ def register(commands: argparse._SubParsersAction) -> None:
     solve = actions.add_parser(
         "solve",
         help="the target's timeline, the final states and the composite relations",
-        description="Solve a world with clingo: the state of the target object (the first"
+        description="Solve worlds with clingo: the state of the target object (the first"
         " declared, or --target) after each of its events, every object's final state and"
-        " the composite relations its rules derive.",
+        " the composite relations its rules derive. One file prints one report; several"
+        " files, `-` (standard input) or JSONL files of worlds (--jsonl, e.g. `kg generate`)"
+        " are solved in one process, one report per world in order, each naming its world, a"
+        " world that fails giving its error record while the others go on (docs/kg.md, Many"
+        " worlds in one call).",
     )
-    solve.add_argument("world", metavar="WORLD.kg")
-    solve.add_argument("--target", metavar="OBJECT", help="default: the first object declared")
-    solve.add_argument("--json", action="store_true", help="one JSON object")
+    add_inputs(solve, "WORLD.kg")
+    solve.add_argument(
+        "--target",
+        metavar="OBJECT",
+        help="the object whose timeline is shown, in every world (default: each world's first"
+        " object declared)",
+    )
+    solve.add_argument("--json", action="store_true", help="one JSON object per world")
     solve.add_argument(
         "--time-limit",
         type=seconds,
         default=60.0,
         metavar="SECONDS",
-        help="reading, solving and building the output",
+        help="per world: reading, solving and building the output",
     )
     solve.add_argument(
         "--max-memory",
         type=memory_mib,
         default=DEFAULT_MEMORY_MIB,
         metavar="MIB",
-        help="memory the command may take beyond what it holds at start",
+        help="memory the command may take beyond what it holds at start (the whole process:"
+        " every world together)",
     )
     solve.set_defaults(handler=_solve)
     make = actions.add_parser(
@@ -101,16 +113,19 @@ def _pretrain(args: argparse.Namespace) -> int:
 def _solve(args: argparse.Namespace) -> int:
     """Solve the world and build its report within the time limit (the watchdog armed
     throughout; a limit passed while building prints the limit's one line instead), then
-    print it."""
-    name = source_name(args.world)
+    print it. Several worlds (or --jsonl) are solved one after the other in this process
+    (`argc.worlds.solve_each`)."""
+    if not one_file(args):
+        return solve_each(args, "kg", lambda item, limits: _solved(item, limits, args))
+    (path,) = args.worlds
+    name = source_name(path)
     limits = Limits(seconds=args.time_limit, started=time.monotonic())
     with memory_cap(args.max_memory), Watchdog() as watchdog:
         watchdog.arm(args.time_limit, f"{name}: time limit of {args.time_limit:g} s exceeded")
         try:
-            world = read_kg(args.world)
-            things = [thing.name for thing in world.objects]
-            target = args.target or (things[0] if things else None)
-            if target is not None and target not in things:
+            world = read_kg(path)
+            target = _target(world, args.target)
+            if target is not None and target not in _objects(world):
                 print(f"argc kg solve: {name}: no object named {target!r}", file=sys.stderr)
                 return 2
             record = solved_record(solve_kg(world, limits), target)
@@ -123,6 +138,27 @@ def _solve(args: argparse.Namespace) -> int:
             watchdog.disarm()
     print(report, flush=True)
     return 0
+
+
+def _objects(world: KgWorld) -> list[str]:
+    return [thing.name for thing in world.objects]
+
+
+def _target(world: KgWorld, asked: str | None) -> str | None:
+    """The object asked for, else the first declared (None: the world has no object)."""
+    things = _objects(world)
+    return asked or (things[0] if things else None)
+
+
+def _solved(item: WorldInput, limits: Limits, args: argparse.Namespace) -> dict | str:
+    """One world solved, as its JSON record or its text; InputError when it has no object
+    named --target."""
+    world = parse_kg(item.source(), item.name)
+    target = _target(world, args.target)
+    if target is not None and target not in _objects(world):
+        raise InputError(f"no object named {target!r}", filename=item.name)
+    record = solved_record(solve_kg(world, limits), target)
+    return record if args.json else solved_text(record)
 
 
 def solved_record(model: KgModel, target: str | None) -> dict:

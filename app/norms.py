@@ -7,23 +7,19 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from argc.compiler.control import Deadline, LimitExceeded, Limits
+from argc.compiler.control import Limits
 from argc.compiler.guard import Watchdog, memory_cap
 from argc.compiler.norms.changes import ChangeRecord, change_record
 from argc.compiler.norms.verdict import Verdict, solve_world
 from argc.dsl.errors import InputError, located_error
-from argc.dsl.norms.parser import read_world
+from argc.dsl.norms.parser import parse_world, read_world
 from argc.dsl.norms.world import World
 from argc.dsl.parser import source_name
 from argc.options import DEFAULT_MEMORY_MIB, memory_mib, positive_int, seconds
-
-#: The default cap on the command's memory (address space), in MiB.
-#: The file name of an error raised about text with no file (`InputError`'s default).
-UNNAMED = "<input>"
+from argc.worlds import WorldInput, add_inputs, clocked, one_file, solve_each
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -40,10 +36,14 @@ def register(commands: argparse._SubParsersAction) -> None:
         "solve",
         help="the answer for the queried action, decisive and defeated rules, statuses,"
         " attacks and the minimal support",
-        description="Solve a world (grounded semantics) and report its verdict on the"
-        " queried action.",
+        description="Solve worlds (grounded semantics) and report each one's verdict on its"
+        " queried action: one file as one report; several files, `-` (standard input) or"
+        " JSONL files of worlds (--jsonl, e.g. `norms generate --set surface`) in one"
+        " process, one report per world in order, each naming its world, a world that fails"
+        " giving its error record while the others go on (docs/norms.md, Many worlds in one"
+        " call).",
     )
-    solve.add_argument("world", metavar="WORLD.norm")
+    add_inputs(solve, "WORLD.norm")
     solve.set_defaults(handler=_solve)
     diff = actions.add_parser(
         "diff",
@@ -84,7 +84,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     make.add_argument("--out", required=True, metavar="FILE.jsonl")
     make.set_defaults(handler=_generate)
     for command in (solve, diff):
-        command.add_argument("--json", action="store_true", help="one JSON object")
+        command.add_argument(
+            "--json", action="store_true", help="one JSON object (solve: one per world)"
+        )
         command.add_argument(
             "--time-limit",
             type=seconds,
@@ -98,7 +100,8 @@ def register(commands: argparse._SubParsersAction) -> None:
             type=memory_mib,
             default=DEFAULT_MEMORY_MIB,
             metavar="MIB",
-            help="memory the command may take beyond what it holds at start",
+            help="memory the command may take beyond what it holds at start (the whole"
+            " process: every world together)",
         )
 
 
@@ -112,46 +115,41 @@ def _guarded(args: argparse.Namespace) -> Iterator[Watchdog]:
 
 @contextmanager
 def _clocked(path: str, args: argparse.Namespace, watchdog: Watchdog) -> Iterator[Limits]:
-    """One world's limits, its time counted from now (before the file is read) until the
-    block ends, with the watchdog armed to end the process just after the limit if some step
-    does not stop. What the block builds is kept only if it ended within the limit; every
-    error of the block names the file."""
-    name = source_name(path)
-    watchdog.arm(args.time_limit, f"{name}: time limit of {args.time_limit:g} s exceeded")
-    limits = Limits(seconds=args.time_limit, started=time.monotonic())
-    try:
+    """One world file's limits (`argc.worlds.clocked`): its time counted from now, before
+    the file is read, the watchdog armed just after the limit, every error naming the file."""
+    with clocked(source_name(path), args.time_limit, args.max_memory, watchdog) as limits:
         yield limits
-        Deadline(limits.seconds, limits.started).check()
-    except InputError as error:
-        if error.filename != UNNAMED:
-            raise
-        raise InputError(error.message, filename=name) from None
-    except LimitExceeded as error:
-        text = str(error)
-        raise LimitExceeded(text if text.startswith(f"{name}:") else f"{name}: {text}") from None
-    except MemoryError:
-        raise LimitExceeded(f"{name}: out of memory (--max-memory {args.max_memory})") from None
-    finally:
-        watchdog.disarm()
 
 
 def _world(path: str) -> World:
     """A world with a query, read from its file."""
-    world = read_world(path)
+    return _queried(read_world(path), source_name(path))
+
+
+def _queried(world: World, name: str) -> World:
+    """The world, or InputError when it has no query."""
     if world.query is None:
         raise InputError(
-            "the world has no [query: ACTION] naming the action to decide",
-            filename=source_name(path),
+            "the world has no [query: ACTION] naming the action to decide", filename=name
         )
     return world
 
 
 def _solve(args: argparse.Namespace) -> int:
-    with _guarded(args) as watchdog, _clocked(args.world, args, watchdog) as limits:
-        verdict = solve_world(_world(args.world), limits)
+    if not one_file(args):
+        return solve_each(args, "norms", lambda item, limits: _verdict(item, limits, args.json))
+    (path,) = args.worlds
+    with _guarded(args) as watchdog, _clocked(path, args, watchdog) as limits:
+        verdict = solve_world(_world(path), limits)
         report = json.dumps(verdict.to_json()) if args.json else verdict_text(verdict)
     print(report, flush=True)
     return 0
+
+
+def _verdict(item: WorldInput, limits: Limits, as_json: bool) -> dict | str:
+    """One world's verdict, as its JSON record or its text."""
+    verdict = solve_world(_queried(parse_world(item.source(), item.name), item.name), limits)
+    return verdict.to_json() if as_json else verdict_text(verdict)
 
 
 def _diff(args: argparse.Namespace) -> int:

@@ -1,19 +1,19 @@
 """The engine's commands: `argc check`, `argc query` and `argc af`.
 
 What only some runs need is imported when they need it: writing an export file
-(`argc.files`) and abstract frameworks (`argc.dsl.iccma`, `argc.compiler.frameworks`) for
-`argc af`.
+(`argc.files`), JSON (`json`, for --json) and abstract frameworks (`argc.dsl.iccma`,
+`argc.compiler.frameworks`) for `argc af`; and the command line of a run that shows no other
+command has only its own command (`register_some`).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from argc.compiler.control import (
@@ -28,6 +28,7 @@ from argc.compiler.guard import Watchdog, memory_cap
 from argc.compiler.report import (
     SHOWABLE,
     as_record,
+    error_record,
     framework_record,
     framework_summary,
     summary,
@@ -46,6 +47,7 @@ from argc.dsl.ir import (
 )
 from argc.dsl.lint import theory_warnings
 from argc.dsl.parser import read_text, read_theory, source_name
+from argc.dsl.records import dataclass
 from argc.options import DEFAULT_MEMORY_MIB, memory_mib, positive_int, seconds
 
 if TYPE_CHECKING:
@@ -59,6 +61,13 @@ STDOUT = "-"
 AF_FORMATS = ("apx", "af")
 
 
+def _dumps(record: object) -> str:
+    """`record` as JSON (the json module is imported by the runs that write JSON)."""
+    import json
+
+    return json.dumps(record)
+
+
 def _literal(text: str) -> Literal:
     try:
         return Literal.parse(text)
@@ -68,6 +77,21 @@ def _literal(text: str) -> Literal:
 
 def register(commands: argparse._SubParsersAction) -> None:
     """Add `check`, `query` and `af` to the `argc` command line."""
+    register_some(commands, ("check", "query", "af"))
+
+
+def register_some(commands: argparse._SubParsersAction, names: Collection[str]) -> None:
+    """Add those of `check`, `query` and `af` that `names` names (for a command line that
+    shows no other command: `argc.cli.build_parser`)."""
+    if "check" in names:
+        _register_check(commands)
+    if "query" in names:
+        _register_query(commands)
+    if "af" in names:
+        _register_af(commands)
+
+
+def _register_check(commands: argparse._SubParsersAction) -> None:
     check = commands.add_parser(
         "check",
         help="solve theories and report statuses, extensions and consistency",
@@ -90,6 +114,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     _add_graph_options(check)
     _add_limits(check)
+
+
+def _register_query(commands: argparse._SubParsersAction) -> None:
     ask = commands.add_parser(
         "query",
         help="run an ASP query over a theory's solved model and print the atoms it shows",
@@ -102,7 +129,6 @@ def register(commands: argparse._SubParsersAction) -> None:
     ask.add_argument("program", metavar="QUERY.lp")
     add_ordering(ask)
     _add_limits(ask)
-    _register_af(commands)
 
 
 def _add_graph_options(check: argparse.ArgumentParser) -> None:
@@ -242,7 +268,7 @@ def _clock(limits: Limits, watchdog: Watchdog, path: str, as_json: bool) -> Limi
     """One input's limits, its time counted from now (before the file is read), with the
     watchdog armed to end the process just after the limit if some step does not stop."""
     message = f"{path}: time limit of {limits.seconds:g} s exceeded"
-    stdout = json.dumps({"file": path, "error": message, "limit": "time"}) if as_json else None
+    stdout = _dumps({"file": path, "error": message, "limit": "time"}) if as_json else None
     watchdog.arm(limits.seconds, message, stdout)
     return replace(limits, started=time.monotonic())
 
@@ -326,7 +352,7 @@ def _checked_kg(file: str, path: str, args: argparse.Namespace, limits: Limits) 
         f"{path}: warning: {option} applies to theories, not to KG worlds"
         for option in _theory_options(args)
     )
-    report = json.dumps(model.record(path)) if args.json else model.summary(path)
+    report = _dumps(model.record(path)) if args.json else model.summary(path)
     return _Output(report, warnings=warnings)
 
 
@@ -369,12 +395,10 @@ def _warnings(theory: Theory, path: str, explained: list[Literal]) -> list[str]:
 
 def _failed(path: str, error: InputError | LimitExceeded, as_json: bool) -> int:
     """Report a file's input error or exceeded limit (also as a JSON record)."""
-    record = {"file": path, "error": str(error)}
-    if isinstance(error, LimitExceeded):  # which limit: a field of Limits, time or memory
-        record.update(error=_limit_message(path, error), limit=error.limit or "other")
-    message = record["error"]
+    message = _limit_message(path, error) if isinstance(error, LimitExceeded) else str(error)
+    record = error_record(path, error, message)
     if as_json:
-        print(json.dumps(record), flush=True)
+        print(_dumps(record), flush=True)
     print(message, file=sys.stderr, flush=True)
     return EXIT_INPUT_ERROR
 
@@ -387,7 +411,7 @@ def _presented(
     report = None
     if not (args.export and args.out == STDOUT):
         if args.json:
-            report = json.dumps(as_record(solution, path, args.explain, args.graph))
+            report = _dumps(as_record(solution, path, args.explain, args.graph))
         else:
             report = summary(solution, path, args.explain, args.show)
     return _Output(
@@ -486,7 +510,7 @@ def _af_file(file: str, args: argparse.Namespace, watchdog: Watchdog) -> int:
         queries = _queries(args, framework, path)
         solution = solve_framework(framework, args.semantics, limits)
         if args.json:
-            report = json.dumps(framework_record(solution, path, queries))
+            report = _dumps(framework_record(solution, path, queries))
         else:
             report = framework_summary(solution, path, queries)
         _in_time(limits)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from argc.compiler.explain import explain
 from argc.compiler.graph import argument_lines, attack_lines, graph_record
+from argc.dsl.errors import LimitExceeded
 
 if TYPE_CHECKING:
     from argc.compiler.frameworks import FrameworkSolution
@@ -44,6 +45,19 @@ def as_record(
         record["explanations"] = {str(literal): explain(solution, literal) for literal in explained}
     if graph:
         record["graph"] = graph_record(solution)
+    return record
+
+
+def error_record(
+    name: str, error: Exception, message: str | None = None, key: str = "file"
+) -> dict:
+    """The JSON object of an input that failed: `{key: name, "error": message}` (the error's
+    text unless `message` is given), with `"limit"` when it stopped at a limit: a field of
+    Limits, `time`, `memory` or `other` (`argc check --json`, `argc norms solve` and `argc kg
+    solve` with several worlds, where the key is `world`)."""
+    record = {key: name, "error": str(error) if message is None else message}
+    if isinstance(error, LimitExceeded):
+        record["limit"] = error.limit or "other"
     return record
 
 
