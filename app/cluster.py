@@ -8,7 +8,8 @@ Two uses:
   on where the units ran. `argc bench build|audit --ray [ADDRESS]` and `argc train --ray
   [ADDRESS]` (its dataset) use it.
 - `RayScorer` is a pool of Ray actors that score untrusted answers with the interface of
-  `argc.tasks.isolation.IsolatedScorer` (`score`, `score_many`, `close`, a context manager).
+  `argc.tasks.isolation.IsolatedScorer` (`start`, `score`, `score_many`, `close`, a context
+  manager).
   Each actor holds an IsolatedScorer of its own, so every answer is still scored in a worker
   process with a memory cap, killed at the deadline, on whichever node the actor runs. The
   actors are named (`argc-scoring-0`, `argc-scoring-1`, ... in the namespace `argc`): every
@@ -277,6 +278,9 @@ class RayScorer:
                 f"the scoring actor(s) {', '.join(other)} load other task files than this"
                 f" process ({', '.join(self.load) or 'none'})"
             )
+
+    def start(self) -> None:
+        """Nothing to do: the actors were started with the pool."""
 
     def score(self, instance: Instance, response: str) -> Score:
         return self.score_many([(instance, response)])[0]

@@ -47,7 +47,7 @@ from argc.options import positive_int
 from argc.tasks import REGISTRY, GenerationFailed, Instance, generate
 from argc.tasks.arggym.intervention import InterventionTask
 from argc.tasks.framework import GenerationStopped, instance_id
-from argc.tasks.isolation import score_isolated
+from argc.tasks.isolation import score_pairs
 
 #: Each check: its name in the report and what it counts.
 CHECKS = {
@@ -198,8 +198,9 @@ def _audit_rows(
 ) -> list[dict[str, Any]]:
     """Every row's checks in a pool of worker processes (or as Ray tasks), largest theories
     first."""
+    rescoring = _rescoring(lines, released)
     jobs = sorted(
-        ((index, line, released) for index, line in enumerate(lines)),
+        ((index, line, released, rescoring.get(index, [])) for index, line in enumerate(lines)),
         key=lambda job: -_size(job[1]),
     )
     results: list[dict[str, Any]] = [{}] * len(lines)
@@ -215,8 +216,24 @@ def _audit_rows(
     return results
 
 
+def _rescoring(lines: list[str], released: bool) -> dict[int, list[str]]:
+    """The rescoring check of every row that decodes, by index: its reference, given as an
+    answer, scored by the shared scorer in batches (`score_pairs`); a failure's reason when
+    it does not succeed."""
+    decoded = {index: _decode(line, released) for index, line in enumerate(lines)}
+    rows = [(index, instance) for index, (instance, problem) in decoded.items() if not problem]
+    found = score_pairs(
+        [(instance, "<answer>" + instance.reference + "</answer>") for _, instance in rows],
+        desc="rescoring",
+    )
+    return {
+        index: [] if outcome.success else [f"native {outcome.native}: {outcome.reason}"]
+        for (index, _), outcome in zip(rows, found, strict=True)
+    }
+
+
 def _job_results(
-    jobs: list[tuple[int, str, bool]], workers: int, ray: RaySetting | None
+    jobs: list[tuple[int, str, bool, list[str]]], workers: int, ray: RaySetting | None
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     """`_audit_job` over `jobs`, as they finish."""
     from argc.cluster import unordered_results
@@ -231,15 +248,18 @@ def _size(line: str) -> int:
         return 0
 
 
-def _audit_job(job: tuple[int, str, bool]) -> tuple[int, dict[str, Any]]:
-    index, line, released = job
-    return index, audit_row(line, index + 1, released)
+def _audit_job(job: tuple[int, str, bool, list[str]]) -> tuple[int, dict[str, Any]]:
+    index, line, released, rescored = job
+    return index, audit_row(line, index + 1, rescored, released)
 
 
-def audit_row(line: str, number: int, released: bool = False) -> dict[str, Any]:
+def audit_row(
+    line: str, number: int, rescored: list[str], released: bool = False
+) -> dict[str, Any]:
     """The checks of one row: {"id", "checks": {name: (checked, [reasons])}, "divergences",
-    "twins"}; a row of an imported release is checked against its released gold instead of
-    being regenerated."""
+    "twins"}, with `rescored` the failures of its reference's rescoring (`_rescoring`); a row
+    of an imported release is checked against its released gold instead of being
+    regenerated."""
     result: dict[str, Any] = {"id": f"line {number}", "checks": {}, "divergences": [], "twins": 0}
     instance, problem = _decode(line, released)
     if instance is not None:
@@ -247,8 +267,6 @@ def audit_row(line: str, number: int, released: bool = False) -> dict[str, Any]:
     result["checks"]["decoding"] = (1, [problem] if problem else [])
     if instance is None or problem:
         return result
-    outcome = score_isolated(instance, "<answer>" + instance.reference + "</answer>")
-    rescored = [] if outcome.success else [f"native {outcome.native}: {outcome.reason}"]
     result["checks"]["rescoring"] = (1, rescored)
     result["checks"]["ordering"] = (1, _ordering_problems(instance))
     if released:

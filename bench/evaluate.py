@@ -33,10 +33,10 @@ from argc.files import (
     write_output,
 )
 from argc.options import natural_int, nonnegative_float, positive_int, seconds, unit_interval
-from argc.tasks import Instance
+from argc.tasks import Instance, Score
 from argc.tasks.answers import answer_region
 from argc.tasks.cli import add_load_option, load_task_files, read_instances, require_known_tasks
-from argc.tasks.isolation import score_isolated
+from argc.tasks.isolation import ScoringBuffer
 
 EXIT_OK, EXIT_FAILURES, EXIT_INPUT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
 Client = TypeVar("Client", bound=ChatClient)
@@ -183,15 +183,21 @@ def _run_eval(
         progress = tqdm(total=len(todo), desc=f"eval {model}", disable=not todo)
         errors = 0
 
+        scoring = ScoringBuffer()
+
         def record(instance: Instance, completion: Completion) -> None:
-            nonlocal errors
-            errors += completion.error is not None
-            writer.write(run_record(instance, model, completion, request))
-            progress.update()
-            progress.set_postfix(errors=errors, refresh=False)
+            def write(result: Score) -> None:
+                nonlocal errors
+                errors += completion.error is not None
+                writer.write(run_record(instance, model, completion, request, result))
+                progress.update()
+                progress.set_postfix(errors=errors, refresh=False)
+
+            scoring.add(instance, completion.response, write)
 
         try:
-            answer(todo, record, stop)
+            with scoring:
+                answer(todo, record, stop)
         except KeyboardInterrupt:
             stop.set()
         progress.close()
@@ -439,10 +445,13 @@ def _interrupts() -> Iterator[threading.Event]:
 
 
 def run_record(
-    instance: Instance, model: str, completion: Completion, request: dict[str, Any]
+    instance: Instance,
+    model: str,
+    completion: Completion,
+    request: dict[str, Any],
+    result: Score,
 ) -> dict[str, Any]:
-    """The run file's record of one answered instance, scored."""
-    result = score_isolated(instance, completion.response)
+    """The run file's record of one answered instance, with its score."""
     return {
         **instance_fields(instance),
         "model": model,

@@ -8,7 +8,7 @@ import hashlib
 import json
 import sys
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -39,7 +39,13 @@ from argc.tasks.framework import (
     load_tasks,
     loaded_task_files,
 )
-from argc.tasks.isolation import score_isolated
+from argc.tasks.isolation import (
+    MAX_SCORING_WORKERS,
+    configure,
+    default_scorer,
+    score_pairs,
+    scoring_workers,
+)
 
 EXIT_OK, EXIT_INPUT_ERROR = 0, 2
 #: The fields every instance record has.
@@ -87,6 +93,13 @@ def register(commands: argparse._SubParsersAction) -> None:
     grade.add_argument("instances", type=Path, metavar="INSTANCES.jsonl")
     grade.add_argument("predictions", type=Path, metavar="PREDICTIONS.jsonl")
     grade.add_argument("--out", type=Path, metavar="RESULTS.jsonl|-")
+    grade.add_argument(
+        "--workers",
+        type=positive_int,
+        default=scoring_workers(),
+        help="scoring worker processes, each answer isolated in one (default: the cores, at"
+        f" most {MAX_SCORING_WORKERS}: {scoring_workers()} here)",
+    )
     add_load_option(grade)
 
 
@@ -299,6 +312,8 @@ def _joined(lines: Iterable[str]) -> str:
 def _score(args: argparse.Namespace) -> int:
     try:
         load_task_files(args.load)
+        configure(workers=args.workers)
+        default_scorer().start()  # the workers start while the files are read
         instances = read_instances(args.instances)
         require_known_tasks(instances, args.instances)
         predictions, warnings = read_predictions(args.predictions)
@@ -399,16 +414,27 @@ def prediction_rows(rows: Iterable[Any]) -> tuple[dict[str, str], list[str]]:
     return predictions, warnings
 
 
+def prediction_scores(instances: Sequence[Instance], predictions: dict[str, str]) -> list[Score]:
+    """Each instance's score, as `argc score` computes it: its prediction scored by the
+    shared scorer in batches (`score_pairs`), 0 without a prediction."""
+    answered = [instance for instance in instances if instance.id in predictions]
+    found = dict(
+        zip(
+            (id(instance) for instance in answered),
+            score_pairs([(instance, predictions[instance.id]) for instance in answered]),
+            strict=True,
+        )
+    )
+    missing = Score(0.0, False, "no prediction for this instance")
+    return [found.get(id(instance), missing) for instance in instances]
+
+
 def scored(
     instances: list[Instance], predictions: dict[str, str]
 ) -> tuple[list[str], dict[str, list[Score]]]:
     """Result rows (JSON lines) and the results by task."""
     rows, table = [], defaultdict(list)
-    for instance in tqdm(instances, desc="scoring", disable=len(instances) < 50):
-        if instance.id in predictions:
-            result = score_isolated(instance, predictions[instance.id])
-        else:
-            result = Score(0.0, False, "no prediction for this instance")
+    for instance, result in zip(instances, prediction_scores(instances, predictions), strict=True):
         table[instance.task].append(result)
         rows.append(
             json.dumps(

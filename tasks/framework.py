@@ -12,7 +12,7 @@ from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, is_dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from importlib.resources import files
 from pathlib import Path
 from typing import Any, ClassVar
@@ -128,7 +128,12 @@ class Instance:
 
     @cached_property
     def parsed_theory(self) -> Theory:
-        return parse_theory(self.theory, f"<{self.id}>")
+        """The theory, parsed once a process for every instance with the same text (a batch
+        scores copies of an instance under many ids, a worker sees each in every request)."""
+        try:
+            return _parsed_theory(self.theory)
+        except ArgcError:
+            return parse_theory(self.theory, f"<{self.id}>")  # the error names the instance
 
     def record(self) -> dict[str, Any]:
         """The fields by name (the nested values shared with the instance, not copied)."""
@@ -142,6 +147,12 @@ class Instance:
     def from_record(cls, record: dict[str, Any]) -> Instance:
         names = cls.__dataclass_fields__
         return cls(**{name: record[name] for name in names})
+
+
+@lru_cache(maxsize=1024)
+def _parsed_theory(text: str) -> Theory:
+    """A theory text parsed (theories are immutable, so one object serves every instance)."""
+    return parse_theory(text)
 
 
 class Scorer(ABC):

@@ -27,7 +27,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -82,6 +82,8 @@ class ScoringWorker:
         self.process: subprocess.Popen | None = None
         self.scored = 0
         self.address_mb = 0.0  # the worker's address space after its last reply
+        self.ready = False  # whether the started process has said it is ready
+        self.broke = False  # whether the last request broke the worker (not its start)
         self._buffer = b""
 
     def score(self, instance: Instance, response: str) -> Score:
@@ -97,11 +99,14 @@ class ScoringWorker:
         def failed(failure: Score) -> list[list[Score]]:
             return [[failure] * len(responses) for _, responses in groups]
 
-        if self.process is None or self._spent():
-            self.close()
+        self.broke = False
+        if self.process is None or self._spent() or not self.ready:
+            if self.process is None or self._spent():
+                self.close()
             try:
                 self._start()
             except _Broken as error:
+                self.close()
                 return failed(
                     Score(0.0, False, f"scorer error: cannot start a scoring worker: {error}")
                 )
@@ -122,6 +127,7 @@ class ScoringWorker:
                 raise _Broken("scorer error: the worker's reply has the wrong number of scores")
         except (_Broken, KeyError, TypeError) as error:
             self.close()
+            self.broke = True
             reason = str(error) if isinstance(error, _Broken) else "scorer error: bad reply"
             return failed(Score(0.0, False, reason))
         self.scored += count
@@ -138,7 +144,7 @@ class ScoringWorker:
 
     def close(self) -> None:
         """Stop the worker (killed: it holds nothing worth saving)."""
-        process, self.process, self._buffer = self.process, None, b""
+        process, self.process, self._buffer, self.ready = self.process, None, b"", False
         if process is not None:
             process.kill()
             process.wait()
@@ -146,6 +152,18 @@ class ScoringWorker:
                 stream.close()
 
     def _start(self) -> None:
+        """Launch the process unless it is launched, and wait until it is ready."""
+        self.launch()
+        ready = self._receive(START_SECONDS, starting=True)
+        if ready.get("ready") is not True:
+            raise _Broken(ready.get("error", "the worker did not start"))
+        self.ready = True
+
+    def launch(self) -> None:
+        """Start the process without waiting for it, so that its start-up runs beside the
+        caller's own work (a replaced worker is launched at its next request)."""
+        if self.process is not None:
+            return
         command = [sys.executable, "-m", "argc.tasks.isolation"]
         command += ["--memory-mb", str(self.isolation.memory_mb)]
         for path in self.load:
@@ -157,10 +175,7 @@ class ScoringWorker:
             stderr=subprocess.DEVNULL,
             env={**os.environ, "PYTHONUNBUFFERED": "1"},
         )
-        self.scored, self.address_mb = 0, 0.0
-        ready = self._receive(START_SECONDS, starting=True)
-        if ready.get("ready") is not True:
-            raise _Broken(ready.get("error", "the worker did not start"))
+        self.scored, self.address_mb, self.ready = 0, 0.0, False
 
     def _send(self, request: dict) -> None:
         try:
@@ -219,15 +234,24 @@ def _from_reply(reply: dict) -> Score:
         return Score(0.0, False, "scorer error: the worker's reply is not a score")
 
 
+def group_key(instance: Instance) -> str:
+    """What the score of an answer depends on besides the answer: the instance's JSON line
+    without its id, so that copies of an instance under other ids form one group."""
+    record = instance.record()
+    record.pop("id")
+    return json.dumps(record, sort_keys=True, ensure_ascii=False)
+
+
 def group_indices(pairs: Sequence[tuple[Instance, str]]) -> dict[str, list[int]]:
-    """The positions of the responses to each instance (a GRPO group), by the instance's
-    JSON line, in order of first appearance; each instance object is written once."""
+    """The positions of the responses to each instance (a GRPO group; copies of an instance
+    under other ids join it), by `group_key`, in order of first appearance; each instance
+    object is written once."""
     groups: dict[str, list[int]] = {}
     keys: dict[int, str] = {}
     for index, (instance, _) in enumerate(pairs):
         key = keys.get(id(instance))
         if key is None:
-            key = keys[id(instance)] = instance.to_json()
+            key = keys[id(instance)] = group_key(instance)
         groups.setdefault(key, []).append(index)
     return groups
 
@@ -249,6 +273,11 @@ class IsolatedScorer:
         for worker in self._all:
             self._idle.put(worker)
 
+    def start(self) -> None:
+        """Launch every worker now, without waiting (they start beside the caller's work)."""
+        for worker in self._all:
+            worker.launch()
+
     def score(self, instance: Instance, response: str) -> Score:
         return self.score_group(instance, [response])[0]
 
@@ -266,7 +295,7 @@ class IsolatedScorer:
         worker = self._idle.get()
         try:
             scores = worker.score_groups(groups)
-            broke = worker.process is None
+            broke = worker.broke
         finally:
             self._idle.put(worker)
         if not broke:
@@ -381,10 +410,84 @@ def default_scorer() -> IsolatedScorer:
         return _default
 
 
-def score_isolated(instance: Instance, response: str) -> Score:
-    """`argc.tasks.score` in a worker process (the shared scorer): never raises, never takes
-    much more than the scoring time limit, whatever the response."""
-    return default_scorer().score(instance, response)
+#: The most scoring workers a command starts by default (`scoring_workers`).
+MAX_SCORING_WORKERS = 8
+
+
+def scoring_workers() -> int:
+    """The default number of scoring workers of a command that scores many answers: one a
+    core, at most MAX_SCORING_WORKERS."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return max(1, min(MAX_SCORING_WORKERS, cores or 1))
+
+
+#: Answers `score_pairs` hands the shared scorer at a time (its progress bar's step).
+SCORING_CHUNK = 512
+
+
+def score_pairs(
+    pairs: Sequence[tuple[Instance, str]],
+    desc: str | None = "scoring",
+    chunk: int = SCORING_CHUNK,
+) -> list[Score]:
+    """The shared scorer's scores of (instance, response) pairs, in their order: the answers
+    to one instance (under any id) taken together, `chunk` answers at a time through
+    `score_many` (groups pooled, each theory solved once), with a progress bar counting
+    answers from 50 answers on (none without `desc`). What every command that scores many
+    answers uses."""
+    from tqdm import tqdm
+
+    keys: dict[int, str] = {}
+    for instance, _ in pairs:
+        if id(instance) not in keys:
+            keys[id(instance)] = group_key(instance)
+    order = sorted(range(len(pairs)), key=lambda index: keys[id(pairs[index][0])])
+    scores: list[Score | None] = [None] * len(pairs)
+    scorer = default_scorer()
+    hidden = desc is None or len(pairs) < 50
+    with tqdm(total=len(pairs), desc=desc, unit="answer", disable=hidden) as progress:
+        for start in range(0, len(order), chunk):
+            part = order[start : start + chunk]
+            found = scorer.score_many([pairs[i] for i in part])
+            for index, result in zip(part, found, strict=True):
+                scores[index] = result
+            progress.update(len(part))
+    return scores  # type: ignore[return-value]
+
+
+class ScoringBuffer:
+    """Answers scored as they arrive, in batches: `add(instance, response, done)` keeps an
+    answer; once `size` answers wait, or `seconds` have passed since the first of them came,
+    they are scored together (`score_pairs`, the shared scorer) and each `done(score)` is
+    called in arrival order. `flush()` scores what waits; leaving a `with` block flushes.
+    For one thread (the command's own: `argc eval` and `argc sample` record there). The
+    scores do not depend on the batches; the clock only decides when a batch is scored."""
+
+    def __init__(self, size: int = SCORING_CHUNK, seconds: float = 2.0) -> None:
+        self.size, self.seconds = size, seconds
+        self._waiting: list[tuple[Instance, str, Callable[[Score], None]]] = []
+        self._since = 0.0
+
+    def add(self, instance: Instance, response: str, done: Callable[[Score], None]) -> None:
+        if not self._waiting:
+            self._since = time.monotonic()
+        self._waiting.append((instance, response, done))
+        if len(self._waiting) >= self.size or time.monotonic() - self._since >= self.seconds:
+            self.flush()
+
+    def flush(self) -> None:
+        waiting, self._waiting = self._waiting, []
+        if waiting:
+            pairs = [(instance, response) for instance, response, _ in waiting]
+            found = score_pairs(pairs, desc=None)
+            for (_, _, done), result in zip(waiting, found, strict=True):
+                done(result)
+
+    def __enter__(self) -> ScoringBuffer:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.flush()
 
 
 @atexit.register
@@ -401,6 +504,7 @@ def _serve(arguments: Sequence[str]) -> int:
     import argparse
 
     from argc.compiler.guard import address_space_mb, cap_memory
+    from argc.compiler.solve import prepare_batches
     from argc.tasks import score_groups
     from argc.tasks.framework import load_tasks
 
@@ -416,6 +520,7 @@ def _serve(arguments: Sequence[str]) -> int:
         cap_memory(options.memory_mb)
         for path in options.load:
             load_tasks(path)
+        prepare_batches()
     except Exception as error:  # noqa: BLE001 - reported to the caller, which decides
         out.write(json.dumps({"ready": False, "error": f"{type(error).__name__}: {error}"}) + "\n")
         return 1

@@ -238,3 +238,68 @@ def test_a_request_that_kills_its_worker_is_scored_again_group_by_group(misbehav
         scores = pool.score_many(pairs)
     assert [result.reason for result in scores] == ["scored", "scored", scores[2].reason, "scored"]
     assert "died (exit code 3)" in scores[2].reason
+
+
+def _every_task_instances() -> list:
+    """One small instance of every registered task: the generated tasks at level 2, the KG
+    families at D1 T1."""
+    from dataclasses import replace
+
+    from argc.tasks.framework import generated_tasks
+    from argc.tasks.kg.families import FAMILIES, generate_instance
+
+    instances = [generate(task, 2, ORDERINGS[1], 5) for task in generated_tasks()]
+    instances += [generate_instance(family, 1, 1, 5).instance() for family in FAMILIES]
+    # a copy under another id joins its original's group
+    return instances + [replace(instance, id=instance.id + "-copy") for instance in instances]
+
+
+def test_batched_scoring_of_every_task_equals_one_by_one():
+    """`score_pairs`, the path of argc score, sample, eval, bench audit and the study report
+    (answers grouped across ids, batches cut mid-group), gives every answer the score it gets
+    alone."""
+    rng = random.Random(3)
+    pairs = []
+    for instance in _every_task_instances():
+        lines = instance.reference.splitlines() or [""]
+        for answer in (instance.reference, "\n".join(lines[:-1]), "\n".join(reversed(lines))):
+            pairs.append((instance, f"<answer>{answer}</answer>"))
+            pairs.append((instance, answer))  # KG and other untagged tasks read it whole
+        pairs.append((instance, "<answer>nonsense</answer>"))
+    rng.shuffle(pairs)
+    assert {instance.task for instance, _ in pairs} == set(REGISTRY)
+    assert isolation.score_pairs(pairs, chunk=37) == [score(*pair) for pair in pairs]
+
+
+def test_copies_of_an_instance_under_other_ids_form_one_group():
+    from dataclasses import replace
+
+    instance = generate("counter_argument", 3, ORDERINGS[0], 2)
+    copy = replace(instance, id="another")
+    other = generate("counter_argument", 3, ORDERINGS[0], 3)
+    groups = isolation.group_indices([(instance, "a"), (other, "b"), (copy, "c")])
+    assert sorted(groups.values()) == [[0, 2], [1]]
+
+
+def test_a_scoring_buffer_scores_in_batches_and_in_order(monkeypatch):
+    batches = []
+    real = isolation.score_pairs
+
+    def counted(pairs, **options):
+        batches.append(len(pairs))
+        return real(pairs, **options)
+
+    monkeypatch.setattr(isolation, "score_pairs", counted)
+    instance = generate("status_query", 2, ORDERINGS[0], 4)
+    responses = [f"<answer>{instance.reference}</answer>", "nothing"] * 5
+    found = []
+
+    def keep(number: int):
+        return lambda result: found.append((number, result))
+
+    with isolation.ScoringBuffer(size=4, seconds=3600) as buffer:
+        for number, response in enumerate(responses):
+            buffer.add(instance, response, keep(number))
+    assert batches == [4, 4, 2]
+    assert [number for number, _ in found] == list(range(10))
+    assert [result for _, result in found] == [score(instance, r) for r in responses]

@@ -397,16 +397,16 @@ def test_a_forked_process_gets_workers_of_its_own(counter_argument):
     from argc.tasks import isolation
 
     reference = f"<answer>{counter_argument.reference}</answer>"
-    assert isolation.score_isolated(counter_argument, reference).success
+    assert isolation.score_pairs([(counter_argument, reference)])[0].success
     parent = isolation.default_scorer()
     reader, writer = os.pipe()
     child = os.fork()
     if child == 0:  # the child scores through its own workers, then reports
         ok = isolation.default_scorer() is not parent
-        ok = ok and isolation.score_isolated(counter_argument, reference).success
+        ok = ok and isolation.score_pairs([(counter_argument, reference)])[0].success
         os.write(writer, b"1" if ok else b"0")
         os._exit(0)
     os.close(writer)
     assert os.read(reader, 1) == b"1"
     os.waitpid(child, 0)
-    assert isolation.score_isolated(counter_argument, reference).success
+    assert isolation.score_pairs([(counter_argument, reference)])[0].success

@@ -40,8 +40,8 @@ from argc.bench.local import load_local
 from argc.dsl.errors import ArgcError, InputError
 from argc.files import exclusive
 from argc.options import positive_int
-from argc.tasks import Instance
-from argc.tasks.isolation import score_isolated
+from argc.tasks import Instance, Score
+from argc.tasks.isolation import ScoringBuffer
 from argc.train import metrics
 
 #: A sample to draw: an instance and the sample indices wanted from one request.
@@ -185,19 +185,29 @@ def _draw(
     outcome = Outcome()
     stop = threading.Event()
     with tqdm(total=total, desc=f"sample {label}", disable=not total) as progress:
+        scoring = ScoringBuffer()
 
-        def record(instance: Instance, index: int, completion: Completion) -> None:
-            if completion.error is None:
-                writer.write(sample_record(instance, index, completion, label, request))
-                outcome.written += 1
-            else:
-                outcome.failed += 1
-                outcome.first_error = outcome.first_error or completion.error
+        def counted() -> None:
             progress.update()
             progress.set_postfix(failed=outcome.failed, refresh=False)
 
+        def record(instance: Instance, index: int, completion: Completion) -> None:
+            if completion.error is not None:
+                outcome.failed += 1
+                outcome.first_error = outcome.first_error or completion.error
+                counted()
+                return
+
+            def write(result: Score) -> None:
+                writer.write(sample_record(instance, index, completion, label, request, result))
+                outcome.written += 1
+                counted()
+
+            scoring.add(instance, completion.response, write)
+
         try:
-            draw(jobs, record, stop)
+            with scoring:
+                draw(jobs, record, stop)
         except KeyboardInterrupt:
             stop.set()
     return outcome, stop.is_set()
@@ -209,9 +219,9 @@ def sample_record(
     completion: Completion,
     checkpoint: str,
     request: dict[str, Any],
+    result: Score,
 ) -> dict[str, Any]:
-    """The record of one sample, scored by the task's scorer."""
-    result = score_isolated(instance, completion.response)
+    """The record of one sample, with its score (the task's scorer's)."""
     return {
         **instance_fields(instance),
         "sample": index,

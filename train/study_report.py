@@ -19,8 +19,7 @@ from typing import Any
 from argc.bench.report import wilson
 from argc.tasks import Instance, Score, get_task
 from argc.tasks.answers import answer_region
-from argc.tasks.cli import read_predictions
-from argc.tasks.isolation import score_isolated
+from argc.tasks.cli import prediction_scores, read_predictions
 from argc.tasks.norms.metrics import mcnemar
 
 #: The statuses a status_query claim can have (its trivial baseline labels every claim alike).
@@ -29,26 +28,15 @@ STATUSES = ("justified", "overruled", "undecided")
 COPY_MIN_CHARS = 8
 
 
-def scores(instances: Sequence[Instance], predictions: dict[str, str]) -> list[Score]:
-    """Each instance's score under the library scorer, as `argc score` computes it (an
-    instance without a prediction scores 0)."""
-    return [
-        score_isolated(instance, predictions[instance.id])
-        if instance.id in predictions
-        else Score(0.0, False, "no prediction for this instance")
-        for instance in instances
-    ]
-
-
 def successes(instances: Sequence[Instance], predictions: dict[str, str]) -> list[bool]:
-    """Each instance's complete success under the library scorer (`scores`)."""
-    return [result.success for result in scores(instances, predictions)]
+    """Each instance's complete success under the library scorer, as `argc score`'s."""
+    return [result.success for result in prediction_scores(instances, predictions)]
 
 
 def per_task(instances: Sequence[Instance], predictions: dict[str, str]) -> dict[str, Any]:
     """The table `argc score` prints: per task, n, the success rate and the mean native score."""
     table: dict[str, list[Score]] = {}
-    for instance, result in zip(instances, scores(instances, predictions), strict=True):
+    for instance, result in zip(instances, prediction_scores(instances, predictions), strict=True):
         table.setdefault(instance.task, []).append(result)
     return {
         task: {
