@@ -69,19 +69,22 @@ def main() -> None:
     )
     model = seeded_model(config, args.seed)
     print(f"parameters {sum(p.numel() for p in model.parameters()):,}", flush=True)
-    spec = WarmupSpec(steps=args.steps, batch_size=BATCH, learning_rate=args.lr, seed=args.seed)
+    spec = WarmupSpec(
+        steps=args.steps, batch_size=BATCH, learning_rate=args.lr, seed=args.seed, eval_every=100
+    )
+    held_out = {"copy": [example(random.Random(99 + n)) for n in range(200)]}
     start = time.perf_counter()
 
     def report(point: dict[str, float]) -> None:
         seconds = time.perf_counter() - start
         print(
-            f"step {point['step']}  token accuracy {point['token_accuracy']:.3f}"
-            f"  answers right {point['answers']:.2f}  {seconds:.0f} s"
+            f"step {point['step']}  token accuracy {point['copy_accuracy']:.3f}"
+            f"  answers right {point['copy_answers']:.2f}  {seconds:.0f} s"
             f"  {point['tokens'] / seconds:,.0f} tokens/s",
             flush=True,
         )
 
-    train_on(model, tokenizer, example, spec, report)
+    train_on(model, tokenizer, example, held_out, spec, report)
 
 
 if __name__ == "__main__":

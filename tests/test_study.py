@@ -76,6 +76,10 @@ def test_smoke_study_writes_its_files(smoke):
     grpo = summary["arms"][first]["grpo"]
     assert grpo["steps"] == config.grpo.args["max_steps"]
     assert 0 <= grpo["zero_std_fraction"] <= 1
+    if config.warmup is not None:  # the lookup warm-up's curve, one point a step
+        curve = json.loads((out / "warmup" / "log_history.json").read_text())
+        assert [point["step"] for point in curve] == list(range(1, config.warmup.steps + 1))
+        assert {"repeat_accuracy", "lookup_accuracy"} <= set(curve[-1])
     if family == "kg":
         cells = summary["arms"][first]["cells"]
         assert cells["in_recipe"]["before"]["n"] + cells["out_of_recipe"]["before"]["n"] == len(ids)
@@ -324,6 +328,38 @@ def test_bad_model_sources_are_refused(tmp_path, model, message):
     (tmp_path / "mine").mkdir()
     with pytest.raises(ConfigError, match=message.replace(".", r"\.")):
         load_study(_with_model(tmp_path, model))
+
+
+@pytest.mark.parametrize(
+    ("warmup", "message"),
+    [
+        ("{steps: 0}", "warmup.steps: expected a positive integer"),
+        ("{pairs: 2, queried: 3}", "warmup.queried: expected at most warmup.pairs"),
+        ("{learning_rate: 3e-3}", "warmup.learning_rate: expected a positive number"),
+        ("{repeat_share: 2}", "warmup.repeat_share: expected a number from 0 to 1"),
+        ("{longest: 3}", "warmup.longest: expected an integer of at least 4"),
+        ("{size: 3}", "warmup: unknown key"),
+    ],
+)
+def test_bad_warmups_are_refused(tmp_path, warmup, message):
+    from argc.train.trainer import ConfigError
+
+    path = _with_model(tmp_path, "{hidden_size: 16, layers: 1}")
+    path.write_text(path.read_text() + f"\nwarmup: {warmup}\n")
+    with pytest.raises(ConfigError, match=message.replace(".", r"\.")):
+        load_study(path)
+
+
+def test_a_kg_heldout_set_of_a_training_split_starts_past_its_pool(tmp_path):
+    from argc.train.trainer import ConfigError
+
+    text = (CONFIGS / "learn-kg-smoke.yaml").read_text()
+    path = tmp_path / "study.yaml"
+    path.write_text(text.replace("per_cell: 2}", "per_cell: 2, split: pretrain, first: 5}"))
+    with pytest.raises(ConfigError, match="heldout.kg.first: expected an index past"):
+        load_study(path)
+    path.write_text(text.replace("per_cell: 2}", "per_cell: 2, split: pretrain, first: 900000}"))
+    assert load_study(path).heldout.kg["first"] == 900000
 
 
 def test_markdown_table_has_a_row_per_arm_with_the_summarys_figures(smoke):

@@ -191,9 +191,15 @@ def load_study(path: Path) -> StudyConfig:
     else:
         from argc.tasks.kg.splits import PLANS
 
-        split = heldout.kg.get("split", "eval")
+        split, first = heldout.kg.get("split", "eval"), heldout.kg.get("first", 0)
         _check(split in PLANS, "heldout.kg.split", "one of " + ", ".join(PLANS))
-        _check(_count(heldout.kg.get("first", 0), 0), "heldout.kg.first", "a graph index")
+        _check(_count(first, 0), "heldout.kg.first", "a graph index")
+        pool = PLANS[split].per_cell  # the graphs a corpus or a recipe of the split draws
+        _check(
+            split == "eval" or first >= pool,
+            "heldout.kg.first",
+            f"an index past the {split} split's pool ({pool:,} graphs a cell)",
+        )
     for name in ("max_tokens", "batch_size", "curve_subset"):
         _check(_count(getattr(heldout, name), 1), f"heldout.{name}", "a positive integer")
     _check(_count(heldout.curve_every, 0), "heldout.curve_every", "a non-negative integer")
@@ -211,6 +217,12 @@ def load_study(path: Path) -> StudyConfig:
         for name in ("steps", "batch_size", "pairs", "queried", "held_out", "eval_every"):
             _check(_count(getattr(warmup, name), 1), f"warmup.{name}", "a positive integer")
         _check(warmup.queried <= warmup.pairs, "warmup.queried", "at most warmup.pairs")
+        _check(_count(warmup.longest, 4), "warmup.longest", "an integer of at least 4")
+        _check(
+            isinstance(warmup.repeat_share, int | float) and 0 <= warmup.repeat_share <= 1,
+            "warmup.repeat_share",
+            "a number from 0 to 1",
+        )
         _check(
             isinstance(warmup.learning_rate, float) and warmup.learning_rate > 0,
             "warmup.learning_rate",
