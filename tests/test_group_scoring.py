@@ -130,15 +130,22 @@ def test_pooled_groups_score_as_each_group_alone():
     assert score_groups([]) == []
 
 
+def sizes_of_calls(monkeypatch, owner, name: str) -> list[int]:
+    """`owner.name` patched to record the length of its first argument at every call; the
+    list of those lengths."""
+    sizes: list[int] = []
+    real = getattr(owner, name)
+
+    def counted(items, **options):
+        sizes.append(len(items))
+        return real(items, **options)
+
+    monkeypatch.setattr(owner, name, counted)
+    return sizes
+
+
 def test_pooled_groups_share_one_solve_per_ordering(monkeypatch):
-    calls = []
-    solve_many = intervention_tasks.solve_many
-
-    def counted(theories, **options):
-        calls.append(len(theories))
-        return solve_many(theories, **options)
-
-    monkeypatch.setattr(intervention_tasks, "solve_many", counted)
+    calls = sizes_of_calls(monkeypatch, intervention_tasks, "solve_many")
     rng = random.Random(2)
     instances = [generate("defence", level, ORDERINGS[3], 2) for level in (2, 5, 9)]
     groups = [(instance, responses_for(instance, rng)) for instance in instances]
@@ -177,13 +184,6 @@ def test_identical_answers_reach_the_scorer_once(task, monkeypatch):
 
 @pytest.mark.parametrize("task", CONSTRUCTIVE)
 def test_answers_with_the_same_directives_in_another_order_are_solved_once(task, monkeypatch):
-    calls = []
-    solve_many = intervention_tasks.solve_many
-
-    def counted(theories, **options):
-        calls.append(len(theories))
-        return solve_many(theories, **options)
-
     instance = next(
         found
         for seed in range(20)
@@ -192,7 +192,7 @@ def test_answers_with_the_same_directives_in_another_order_are_solved_once(task,
     lines = instance.reference.splitlines()
     orders = [lines, lines[::-1], lines[1:] + lines[:1]]
     group = [f"<answer>{chr(10).join(order)}</answer>" for order in orders]
-    monkeypatch.setattr(intervention_tasks, "solve_many", counted)
+    calls = sizes_of_calls(monkeypatch, intervention_tasks, "solve_many")
     scores = score_group(instance, group)
     assert calls == [1]
     monkeypatch.undo()
@@ -282,14 +282,7 @@ def test_copies_of_an_instance_under_other_ids_form_one_group():
 
 
 def test_a_scoring_buffer_scores_in_batches_and_in_order(monkeypatch):
-    batches = []
-    real = isolation.score_pairs
-
-    def counted(pairs, **options):
-        batches.append(len(pairs))
-        return real(pairs, **options)
-
-    monkeypatch.setattr(isolation, "score_pairs", counted)
+    batches = sizes_of_calls(monkeypatch, isolation, "score_pairs")
     instance = generate("status_query", 2, ORDERINGS[0], 4)
     responses = [f"<answer>{instance.reference}</answer>", "nothing"] * 5
     found = []
