@@ -24,6 +24,9 @@ from argc.dsl.parser import STDIN, read_text, source_name
 UNNAMED = "<input>"
 #: The field of a JSONL row holding the world's text (`--field`), and the field naming it.
 TEXT_FIELD, ID_FIELD = "world", "id"
+#: The longest JSONL line read as a row (a world's text is at most 4,000,000 characters,
+#: `argc.dsl.parser.MAX_SOURCE_CHARS`; JSON escapes can double it, UTF-8 quadruple it).
+MAX_ROW_BYTES = 32 * 2**20
 #: A world that fails exits 2, as one world alone does (bad input or an exceeded limit).
 EXIT_OK, EXIT_FAILED = 0, 2
 
@@ -96,12 +99,28 @@ def _rows(source: str, field: str) -> Iterator[WorldInput]:
     number = 0
     try:
         with _opened(source) as handle:
-            for number, line in enumerate(handle, 1):
-                if line.strip():
+            for number, line in enumerate(_bounded_lines(handle), 1):
+                if line is None:
+                    where = f"{name}:{number}"
+                    yield WorldInput(where, problem=f"a line longer than {MAX_ROW_BYTES:,} bytes")
+                elif line.strip():
                     yield _row(line, f"{name}:{number}", field)
     except OSError as error:
         where = f"{name}:{number + 1}" if number else name
         yield WorldInput(where, problem=f"cannot read file: {error.strerror or error}")
+
+
+def _bounded_lines(handle: BinaryIO) -> Iterator[bytes | None]:
+    """The lines of a stream, each read to at most MAX_ROW_BYTES: a longer line is skipped to
+    its end, a chunk at a time, and given as None (its row's error), so that one row never
+    holds more than that in memory."""
+    while line := handle.readline(MAX_ROW_BYTES + 1):
+        if len(line) <= MAX_ROW_BYTES or line.endswith(b"\n"):
+            yield line
+            continue
+        while (rest := handle.readline(MAX_ROW_BYTES)) and not rest.endswith(b"\n"):
+            pass
+        yield None
 
 
 def _opened(source: str) -> AbstractContextManager[BinaryIO]:

@@ -135,6 +135,15 @@ class Instance:
         except ArgcError:
             return parse_theory(self.theory, f"<{self.id}>")  # the error names the instance
 
+    @cached_property
+    def group_key(self) -> str:
+        """What the score of an answer depends on besides the answer: the instance's JSON
+        line without its id, so that copies of an instance under other ids score as one
+        group (made once per instance object)."""
+        record = self.record()
+        record.pop("id")
+        return json.dumps(record, sort_keys=True, ensure_ascii=False)
+
     def record(self) -> dict[str, Any]:
         """The fields by name (the nested values shared with the instance, not copied)."""
         return {name: getattr(self, name) for name in self.__dataclass_fields__}

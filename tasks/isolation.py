@@ -100,9 +100,9 @@ class ScoringWorker:
             return [[failure] * len(responses) for _, responses in groups]
 
         self.broke = False
-        if self.process is None or self._spent() or not self.ready:
-            if self.process is None or self._spent():
-                self.close()
+        if self.process is not None and self._spent():
+            self.close()  # not ready any more: replaced below
+        if not self.ready:
             try:
                 self._start()
             except _Broken as error:
@@ -234,25 +234,12 @@ def _from_reply(reply: dict) -> Score:
         return Score(0.0, False, "scorer error: the worker's reply is not a score")
 
 
-def group_key(instance: Instance) -> str:
-    """What the score of an answer depends on besides the answer: the instance's JSON line
-    without its id, so that copies of an instance under other ids form one group."""
-    record = instance.record()
-    record.pop("id")
-    return json.dumps(record, sort_keys=True, ensure_ascii=False)
-
-
 def group_indices(pairs: Sequence[tuple[Instance, str]]) -> dict[str, list[int]]:
     """The positions of the responses to each instance (a GRPO group; copies of an instance
-    under other ids join it), by `group_key`, in order of first appearance; each instance
-    object is written once."""
+    under other ids join it), by `Instance.group_key`, in order of first appearance."""
     groups: dict[str, list[int]] = {}
-    keys: dict[int, str] = {}
     for index, (instance, _) in enumerate(pairs):
-        key = keys.get(id(instance))
-        if key is None:
-            key = keys[id(instance)] = group_key(instance)
-        groups.setdefault(key, []).append(index)
+        groups.setdefault(instance.group_key, []).append(index)
     return groups
 
 
@@ -437,11 +424,7 @@ def score_pairs(
     answers uses."""
     from tqdm import tqdm
 
-    keys: dict[int, str] = {}
-    for instance, _ in pairs:
-        if id(instance) not in keys:
-            keys[id(instance)] = group_key(instance)
-    order = sorted(range(len(pairs)), key=lambda index: keys[id(pairs[index][0])])
+    order = sorted(range(len(pairs)), key=lambda index: pairs[index][0].group_key)
     scores: list[Score | None] = [None] * len(pairs)
     scorer = default_scorer()
     hidden = desc is None or len(pairs) < 50

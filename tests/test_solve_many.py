@@ -268,6 +268,26 @@ def test_jsonl_lines_without_an_id_or_a_world(tmp_path: Path, capsys) -> None:
     assert [record.get("answer") for record in records(out)] == [None] * 3 + ["permitted", None]
 
 
+def test_an_over_long_jsonl_line_is_its_rows_error_and_not_read_whole(
+    tmp_path: Path, monkeypatch, capsys
+) -> None:
+    """A line past MAX_ROW_BYTES (here made small) is skipped to its end, a chunk at a time,
+    and reported as its row's error; the rows after it are solved."""
+    from argc import worlds
+
+    text = ARCHIVE.read_text(encoding="utf-8")
+    monkeypatch.setattr(worlds, "MAX_ROW_BYTES", 4 * len(text))
+    data = tmp_path / "worlds.jsonl"
+    long_row = json.dumps({"id": "long", "world": text + "%" * (20 * len(text))})
+    lines = [long_row, json.dumps({"id": "next", "world": text})]
+    data.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    code, out, _ = run(capsys, "norms", "solve", "--json", "--jsonl", str(data))
+    assert code == 2
+    long, following = records(out)
+    assert long["world"] == f"{data}:1" and "a line longer than" in long["error"]
+    assert following == {"world": "next", **alone(capsys, "norms", ARCHIVE)}
+
+
 def test_a_missing_jsonl_file_is_one_error_record(tmp_path: Path, capsys) -> None:
     data = tmp_path / "worlds.jsonl"
     data.write_text(json.dumps({"id": "a", "world": ARCHIVE.read_text()}) + "\n")
