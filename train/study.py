@@ -14,8 +14,8 @@ temporary folder), in the output folder:
 2. `model/`: a Qwen2 model from scratch, a tiny shape or a preset of `argc kg pretrain`, with
    the byte-level BPE tokenizer of `argc.train.tiny` trained on the training texts only (a
    study from a local model folder, `model: {path: ...}`, builds none);
-3. `warmup/` (optional): the lookup warm-up of that model on synthetic key-value lines over
-   its own tokenizer's words (`argc.train.lookup`);
+3. `warmup/` (optional): the lookup warm-up of that model on synthetic repeat runs and
+   key-value lookups over its own tokenizer's words (`argc.train.lookup`);
 4. `pretrain/` (optional, KG): `argc kg pretrain` of that model on the pretraining split's
    corpus of some cells (`pretrain/corpus.jsonl`, `pretrain/model/`);
 5. `supervised/`: SFT (TRL) on gold answers: a norm SFT mix (`argc.train.sft`), or the gold
