@@ -43,6 +43,7 @@ from argc.tasks.isolation import (
     MAX_SCORING_WORKERS,
     configure,
     default_scorer,
+    reads_only,
     score_pairs,
     scoring_workers,
 )
@@ -313,9 +314,10 @@ def _score(args: argparse.Namespace) -> int:
     try:
         load_task_files(args.load)
         configure(workers=args.workers)
-        default_scorer().start()  # the workers start while the files are read
         instances = read_instances(args.instances)
         require_known_tasks(instances, args.instances)
+        if not all(map(reads_only, instances)):
+            default_scorer().start()  # the workers start while the predictions are read
         predictions, warnings = read_predictions(args.predictions)
         if args.out is not None:
             output_kind(args.out)  # refuse an unwritable output before scoring

@@ -8,7 +8,9 @@ speak JSON lines over pipes: `{"groups": [{"instance": record, "responses": [tex
 in, the scores of each group out. The responses to one instance (a GRPO group) go to a worker
 together, and `score_many` sends several groups (the prompts of a GRPO batch) per request, whose
 theories the worker solves in batches; a request that breaks its worker is scored again group
-by group, and a group one answer at a time, so that only the answer at fault scores 0.
+by group, and a group one answer at a time, so that only the answer at fault scores 0. The
+answers of tasks that only read them and compare them with the target (`Scorer.reads_only`:
+a linear-time parse of a bounded text) are scored in the caller's process, with no worker.
 
     scorer = IsolatedScorer(workers=2)
     scorer.score(instance, response)           # Score(native, success, reason)
@@ -31,7 +33,14 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from argc.tasks.framework import SCORING_LIMITS, Instance, Score, loaded_task_files
+from argc.tasks.framework import (
+    REGISTRY,
+    SCORING_LIMITS,
+    Instance,
+    Score,
+    loaded_task_files,
+    score_groups,
+)
 
 #: Time for a worker to start (import the engine and the tasks) before it counts as broken.
 START_SECONDS = 120.0
@@ -234,6 +243,13 @@ def _from_reply(reply: dict) -> Score:
         return Score(0.0, False, "scorer error: the worker's reply is not a score")
 
 
+def reads_only(instance: Instance) -> bool:
+    """Whether an instance's answers are scored in the caller's process: its task only reads
+    an answer and compares it with the target (`Scorer.reads_only`)."""
+    task = REGISTRY.get(instance.task)
+    return task is not None and task.reads_only
+
+
 def group_indices(pairs: Sequence[tuple[Instance, str]]) -> dict[str, list[int]]:
     """The positions of the responses to each instance (a GRPO group; copies of an instance
     under other ids join it), by `Instance.group_key`, in order of first appearance."""
@@ -278,7 +294,14 @@ class IsolatedScorer:
         """Scores of several groups, solved together by one worker; when they break the
         worker (past the deadline, out of memory), each group is scored again on its own,
         and a group of one instance answer by answer, so that only the answer at fault
-        scores 0."""
+        scores 0. Groups of tasks that only read their answers are scored in this process."""
+        local = [k for k, (instance, _) in enumerate(groups) if reads_only(instance)]
+        if local:
+            found = dict(zip(local, score_groups([groups[k] for k in local]), strict=True))
+            rest = [k for k in range(len(groups)) if k not in found]
+            if rest:
+                found.update(zip(rest, self.score_groups([groups[k] for k in rest]), strict=True))
+            return [found[k] for k in range(len(groups))]
         worker = self._idle.get()
         try:
             scores = worker.score_groups(groups)
@@ -298,17 +321,21 @@ class IsolatedScorer:
         """Scores in the order of `pairs`: the responses to one instance form a group, and
         the groups are shared out among the workers in requests of about
         `POOLED_RESPONSES` responses, each solved together by one worker (the largest
-        groups first, each to the request with the fewest responses so far)."""
-        groups = group_indices(pairs)
+        groups first, each to the request with the fewest responses so far). The groups of
+        tasks that only read their answers form one request, scored in this process."""
+        groups = list(group_indices(pairs).values())
+        local = [indices for indices in groups if reads_only(pairs[indices[0]][0])]
+        isolated = [indices for indices in groups if not reads_only(pairs[indices[0]][0])]
+        count = sum(map(len, isolated))
         requests: list[list[list[int]]] = [
-            [] for _ in range(max(self.workers, -(-len(pairs) // POOLED_RESPONSES)))
+            [] for _ in range(max(self.workers, -(-count // POOLED_RESPONSES)))
         ]
         sizes = [0] * len(requests)
-        for indices in sorted(groups.values(), key=len, reverse=True):
+        for indices in sorted(isolated, key=len, reverse=True):
             smallest = sizes.index(min(sizes))
             requests[smallest].append(indices)
             sizes[smallest] += len(indices)
-        requests = [request for request in requests if request]
+        requests = [request for request in requests if request] + ([local] if local else [])
 
         def scored(request: list[list[int]]) -> list[list[Score]]:
             return self.score_groups(

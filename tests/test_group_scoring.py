@@ -296,3 +296,38 @@ def test_a_scoring_buffer_scores_in_batches_and_in_order(monkeypatch):
     assert batches == [4, 4, 2]
     assert [number for number, _ in found] == list(range(10))
     assert [result for _, result in found] == [score(instance, r) for r in responses]
+
+
+def test_answers_of_read_only_tasks_are_scored_in_process_without_a_worker():
+    read_only = [i for i in _every_task_instances() if REGISTRY[i.task].reads_only]
+    assert {i.task for i in read_only} >= {"status_query", "defeat_diagnosis", "kg_deductive"}
+    pairs = [(i, r) for i in read_only for r in (f"<answer>{i.reference}</answer>", i.reference)]
+    with IsolatedScorer(workers=2) as pool:
+        assert pool.score_many(pairs) == [score(*pair) for pair in pairs]
+        assert all(worker.process is None for worker in pool._all)
+        constructive = generate("counter_argument", 3, ORDERINGS[0], 2)
+        mixed = [*pairs[:3], (constructive, f"<answer>{constructive.reference}</answer>")]
+        assert pool.score_many(mixed) == [score(*pair) for pair in mixed]
+        assert any(worker.process is not None for worker in pool._all)
+
+
+def test_read_only_scorers_never_run_the_engine(monkeypatch):
+    """A task that declares `reads_only` is scored in the caller's process on the strength
+    of that claim: its scorer must not solve anything, whatever the answer."""
+    import clingo
+
+    read_only = [i for i in _every_task_instances() if REGISTRY[i.task].reads_only]
+
+    def refuse(*_args, **_kwargs):
+        raise AssertionError("a read-only scorer started the engine")
+
+    monkeypatch.setattr(clingo.Control, "__init__", refuse)
+    for instance in read_only:
+        lines = instance.reference.splitlines() or [""]
+        for answer in (instance.reference, "\n".join(reversed(lines)), "nonsense", "x" * 200_000):
+            for response in (answer, f"<answer>{answer}</answer>"):
+                result = REGISTRY[instance.task].score_groups([(instance, [response])])[0][0]
+                assert 0.0 <= result.native <= 1.0
+        tagged = REGISTRY[instance.task].tagged
+        reference = f"<answer>{instance.reference}</answer>" if tagged else instance.reference
+        assert score(instance, reference).success

@@ -544,6 +544,7 @@ def _reason(
 @register
 class DefeatDiagnosis(Task):
     name = "defeat_diagnosis"
+    reads_only = True
 
     def parameters(self, level: int) -> dict[str, Any]:
         return knobs(curriculum(level))

@@ -437,6 +437,7 @@ def original_claims(theory: Theory) -> list[Literal]:
 @register
 class Perturbation(Task):
     name = "perturbation"
+    reads_only = True
 
     def parameters(self, level: int) -> dict[str, Any]:
         return knobs(curriculum(level))

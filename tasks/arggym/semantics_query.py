@@ -308,6 +308,7 @@ def _claims(rng: random.Random, builder: Builder, wanted: int, first: Literal) -
 @register
 class SemanticsQuery(Task):
     name = "semantics_query"
+    reads_only = True
 
     def parameters(self, level: int) -> dict[str, Any]:
         return knobs(curriculum(level))

@@ -375,6 +375,7 @@ def choose(rng: random.Random, plan: dict[Literal, Vector], total: int) -> list[
 @register
 class StatusQuery(Task):
     name = "status_query"
+    reads_only = True
     labels = STATUSES
 
     def parameters(self, level: int) -> dict[str, Any]:

@@ -58,6 +58,7 @@ class KgTask(Scorer):
     suite: ClassVar[str] = "kg"
     tagged: ClassVar[bool] = False
     labels: ClassVar[tuple[str, ...]] = ENTITY_WORDS
+    reads_only: ClassVar[bool] = True
     kg_family: ClassVar[str]
 
     def score_answer(self, instance: Instance, answer: str) -> Score:

@@ -225,6 +225,7 @@ class NormAnswer(_SingleWorld):
     """The answer for the queried action."""
 
     name = "norm_answer"
+    reads_only = True
     labels = ANSWERS
     answer_format = "one of " + ", ".join(ANSWERS) + "."
 
@@ -361,6 +362,7 @@ class NormChangeRecord(NormTask):
     change item lowers the score)."""
 
     name = "norm_change_record"
+    reads_only = True
     labels = (*ROLES, *ANSWERS)
     answer_format = (
         "seven lines: `relation: R` (surface_invariant, support_delta, priority_delta or"
