@@ -185,9 +185,10 @@ class Scorer(ABC):
     #: two, and a held-out name is not cut into letters (`argc.train.tiny.train_tokenizer`).
     labels: ClassVar[tuple[str, ...]] = ()
     #: Whether scoring an answer only reads it (an LALR parse of at most
-    #: `argc.tasks.answers.MAX_ANSWER_CHARS` characters) and compares it with the instance's target, running neither the engine
-    #: nor anything else whose cost the answer sets: such answers are scored in the caller's
-    #: process rather than in an isolated worker (`argc.tasks.isolation`).
+    #: `argc.tasks.answers.MAX_ANSWER_CHARS` characters) and compares it with the instance's
+    #: target, running neither the engine nor anything else whose cost the answer sets: such
+    #: answers are scored in the caller's process rather than in an isolated worker
+    #: (`argc.tasks.isolation`).
     reads_only: ClassVar[bool] = False
 
     @abstractmethod
