@@ -1,7 +1,8 @@
 """The committed learning studies (`results/learning/<study>/`), re-checked from their files
 alone: every held-out reference succeeds, `summary.json` states the rates `argc score` gives
 the committed predictions, and every success is re-verified by a path independent of argc's
-engine (the brute-force normative-world simulator of `norm_worlds`, PyArg for status_query).
+engine (the brute-force normative-world simulator of `norm_worlds`, PyArg for status_query,
+the KG reference simulator for kg_deductive).
 A study folder that is not committed has nothing to check."""
 
 from __future__ import annotations
@@ -58,13 +59,23 @@ def _norm_answer_agrees(instance, response: str) -> bool:
     return given == norm_worlds.verdict(world).answer
 
 
-def _status_query_agrees(instance, response: str) -> bool:
-    from argc.train.study_report import VERIFIERS
+def _library_verifier(task: str):
+    """The study report's independent verifier of a task (PyArg for status_query, the KG
+    reference simulator for kg_deductive)."""
 
-    return VERIFIERS["status_query"][1](instance, response)
+    def agrees(instance, response: str) -> bool:
+        from argc.train.study_report import VERIFIERS
+
+        return VERIFIERS[task][1](instance, response)
+
+    return agrees
 
 
-INDEPENDENT = {"norm_answer": _norm_answer_agrees, "status_query": _status_query_agrees}
+INDEPENDENT = {
+    "norm_answer": _norm_answer_agrees,
+    "status_query": _library_verifier("status_query"),
+    "kg_deductive": _library_verifier("kg_deductive"),
+}
 
 
 @pytest.fixture(params=STUDIES)

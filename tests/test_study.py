@@ -155,6 +155,23 @@ def test_pyarg_reverifies_status_query_answers():
     }
 
 
+def test_the_kg_reference_simulator_reverifies_deductive_answers():
+    from dataclasses import replace
+
+    from argc.tasks.kg.families import generate_instance
+
+    instances = [generate_instance("deductive", 2, 1, seed).instance() for seed in range(3)]
+    gold = {i.id: i.reference for i in instances}
+    checked = report.reverify(instances, gold, [True] * 3)
+    assert checked["verifiers"] == {"KG reference simulator": {"checked": 3, "agreed": 3}}
+    first = instances[0]
+    shortened = first.reference.split(" Step 2:")[0] + " Therefore, the answer is intact."
+    other_story = replace(first, prompt=first.prompt.replace("Story: ", "Story: Once. "))
+    for instance, response in ((first, shortened), (other_story, first.reference)):
+        verdict = report.reverify([instance], {instance.id: response}, [True])
+        assert verdict["verifiers"]["KG reference simulator"] == {"checked": 1, "agreed": 0}
+
+
 def test_tasks_without_a_verifier_are_named():
     instance = generate("claim_chain", 1, Ordering("last-link", "elitist"), 0)
     checked = report.reverify([instance], {instance.id: instance.reference}, [True])

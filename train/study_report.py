@@ -18,7 +18,7 @@ from typing import Any
 
 from argc.bench.report import wilson
 from argc.tasks import Instance, Score, get_task
-from argc.tasks.answers import answer_region
+from argc.tasks.answers import UnreadableAnswer, answer_region
 from argc.tasks.cli import prediction_scores, read_predictions
 from argc.tasks.norms.metrics import mcnemar
 
@@ -197,11 +197,48 @@ def _pyarg_status_query(instance: Instance, response: str) -> bool:
     return given == truth
 
 
+def _simulated_kg_deductive(instance: Instance, response: str) -> bool:
+    """The response against the trace of the reference simulator (`argc.dsl.kg.simulate`,
+    plain Python from the event semantics) instead of the ASP timeline the gold was read
+    from: the world is drawn again from the instance's coordinates (it must tell the same
+    story), simulated, and its target's first steps written as a trace; the response must
+    match that trace's process and answer."""
+    from argc.compiler.kg.solve import KgTimeline
+    from argc.dsl.kg import simulate
+    from argc.tasks.kg.families import generate_instance
+    from argc.tasks.kg.solutions import answer_match, extract_answer, parse_solution
+    from argc.tasks.kg.solutions import process_match as same_process
+    from argc.tasks.kg.traces import deduction
+
+    meta = instance.meta
+    drawn = generate_instance(
+        "deductive", meta["depth"], meta["complexity"], instance.seed, meta["split"]
+    )
+    if drawn.prompt != instance.prompt:
+        return False
+    world = drawn.world
+    simulated = KgTimeline(
+        world,
+        tuple(simulate.timeline(world)),
+        ((), *(simulate.affected(event) for event in world.events)),
+        {},
+    )
+    slot = drawn.form.split("_", 1)[1]
+    truth = deduction(simulated, drawn.target, len(drawn.solution.steps), slot)
+    found = extract_answer(response)
+    try:
+        process = same_process(parse_solution(response, "deductive"), truth)
+    except UnreadableAnswer:
+        return False
+    return process and found is not None and answer_match(found, (truth.answer,), "deductive")
+
+
 #: The independent verifiers by task, with their names; a task not listed has none in the
-#: library (the brute-force simulators of the norm and KG worlds are test code). A study
-#: script may add its own here.
+#: library (the brute-force simulator of the norm worlds is test code). A study script may
+#: add its own here.
 VERIFIERS: dict[str, tuple[str, Verifier]] = {
     "status_query": ("PyArg grounded statuses", _pyarg_status_query),
+    "kg_deductive": ("KG reference simulator", _simulated_kg_deductive),
 }
 
 
