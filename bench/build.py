@@ -94,7 +94,7 @@ def select_cells(
     levels = LEVELS if levels is None else sorted(set(levels))
     unknown = [task for task in tasks if task not in REGISTRY]
     if unknown:
-        known = ", ".join(sorted(REGISTRY))
+        known = ", ".join(REGISTRY.names())
         raise ArgcError(f"unknown task(s) {', '.join(unknown)}; known: {known}")
     if not tasks or not set(levels) <= set(LEVELS):
         raise ArgcError(f"tasks must be given and levels must lie in 1..{LEVELS[-1]}")

@@ -110,10 +110,13 @@ def cache_path(grammar: str, language: str) -> Path | None:
     return folder / f"{language}-{digest}-lark{lark.__version__}-py{python}.lark"
 
 
-def lark_parser(package: str, grammar_file: str, language: str, **options: Any) -> Lark:
-    """The LALR parser (with positions) of a grammar shipped in `package`, loaded from the
-    per-user cache when it was built before (Lark checks the cached file's hash of grammar
-    and options, and rebuilds it when it is missing or unreadable)."""
+def lark_parser(
+    package: str, grammar_file: str, language: str, *, positions: bool = True, **options: Any
+) -> Lark:
+    """The LALR parser (with the trees' positions, unless not `positions`) of a grammar
+    shipped in `package`, loaded from the per-user cache when it was built before (Lark
+    checks the cached file's hash of grammar and options, and rebuilds it when it is missing
+    or unreadable). `language` names the cache file: one per grammar and set of options."""
     from importlib.resources import files
 
     from lark import Lark
@@ -123,7 +126,7 @@ def lark_parser(package: str, grammar_file: str, language: str, **options: Any) 
     return Lark(
         grammar,
         parser="lalr",
-        propagate_positions=True,
+        propagate_positions=positions,
         cache=str(path) if path is not None else False,
         **options,
     )

@@ -1,8 +1,9 @@
 """Reasoning tasks built on solved theories: generators, ASP gates and targets, prompts,
-answer grammars and scorers, registered by name."""
+answer grammars and scorers, registered by name (`REGISTRY`: a task's module is imported when
+the task is first looked up)."""
 
-from argc.tasks import arggym  # noqa: F401  (ArgGYM's tasks: importing them registers them)
 from argc.tasks.framework import (
+    BUILTIN_TASKS,
     LEVELS,
     REGISTRY,
     GenerationFailed,
@@ -18,10 +19,9 @@ from argc.tasks.framework import (
     score_groups,
     suite_tasks,
 )
-from argc.tasks.kg import scoring  # noqa: F401  (the KG task families)
-from argc.tasks.norms import ladder  # noqa: F401  (the normative-world tasks)
 
 __all__ = [
+    "BUILTIN_TASKS",
     "LEVELS",
     "REGISTRY",
     "GenerationFailed",

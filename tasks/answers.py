@@ -7,14 +7,13 @@ import re
 from collections import defaultdict
 from collections.abc import Hashable, Iterable
 from functools import cache
-from importlib.resources import files
 
 from lark import Lark, Transformer
 from lark.exceptions import LarkError, UnexpectedInput
 
 from argc.dsl.errors import ArgcError
 from argc.dsl.ir import Literal
-from argc.dsl.syntax import lf_lines, located
+from argc.dsl.syntax import lark_parser, lf_lines, located
 
 _OPEN = re.compile("<answer>", re.IGNORECASE)
 _CLOSE = re.compile("</answer>", re.IGNORECASE)
@@ -85,8 +84,15 @@ def answer_region(response: str) -> str | None:
 
 @cache
 def _parser(start: str) -> Lark:
-    grammar = files("argc.tasks").joinpath("answers.lark").read_text(encoding="utf-8")
-    return Lark(grammar, start=start, parser="lalr")
+    """The reader of the grammar rule `start`, its entries built while it parses."""
+    return lark_parser(
+        "argc.tasks",
+        "answers.lark",
+        f"answers-{start}",
+        positions=False,
+        start=start,
+        transformer=_Entries(),
+    )
 
 
 def _words(token: str) -> str:
@@ -117,7 +123,7 @@ def read_entries(answer: str, start: str) -> list[tuple[Hashable, str]]:
     if len(text) > MAX_ANSWER_CHARS:
         raise UnreadableAnswer(f"answer longer than {MAX_ANSWER_CHARS:,} characters")
     try:
-        return _Entries().transform(_parser(start).parse(text))
+        return _parser(start).parse(text)
     except UnexpectedInput as error:
         lines = text.splitlines()
         number = error.line if error.line and 0 < error.line <= len(lines) else None

@@ -12,8 +12,6 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from tqdm import tqdm
-
 from argc import __version__
 from argc.dsl.errors import ArgcError, InputError
 from argc.dsl.ir import PRINCIPLES, SET_COMPARISONS, Ordering
@@ -67,7 +65,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         " file is deleted. --out - (the default) writes to standard output.",
     )
     make.set_defaults(handler=_generate)
-    make.add_argument("task", help=f"one of {', '.join(sorted(REGISTRY))}, or a loaded task")
+    make.add_argument("task", help=f"one of {', '.join(REGISTRY.names())}, or a loaded task")
     make.add_argument("--level", type=int, required=True, choices=LEVELS, metavar="1..15")
     make.add_argument("--ordering", choices=PRINCIPLES, default="last-link")
     make.add_argument("--set", choices=SET_COMPARISONS, default="elitist")
@@ -135,7 +133,7 @@ def require_known_tasks(instances: list[Instance], source: Path) -> None:
         named = ", ".join(f"{task} ({count} instances)" for task, count in sorted(unknown.items()))
         raise ArgcError(
             f"{source}: unknown task(s) {named}; register them with --load TASKS.py"
-            f" (known: {', '.join(sorted(REGISTRY))})"
+            f" (known: {', '.join(REGISTRY.names())})"
         )
 
 
@@ -280,6 +278,8 @@ def _header(line: str) -> dict[str, Any] | None:
 def _instances(args: argparse.Namespace, done: dict[int, str], sink: BinaryIO | None) -> list[str]:
     """The JSON lines of seeds --seed .. --seed+--count-1, taken from `done` or generated (and
     appended to `sink`, flushed, as each is made)."""
+    from tqdm import tqdm
+
     ordering = Ordering(args.ordering, args.set)
     seeds = range(args.seed, args.seed + args.count)
     jobs = [(args.task, args.level, ordering, seed) for seed in seeds if seed not in done]

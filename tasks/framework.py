@@ -10,7 +10,7 @@ import json
 import random
 from abc import ABC, abstractmethod
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, MutableMapping, Sequence
 from dataclasses import dataclass, field, is_dataclass
 from functools import cached_property, lru_cache
 from importlib.resources import files
@@ -264,7 +264,81 @@ def knobs(curriculum: Any) -> dict[str, Any]:
     return found
 
 
-REGISTRY: dict[str, Scorer] = {}
+#: The tasks argc ships, by name, with the module whose import registers each, in the order
+#: the registry lists them: a command imports the modules of the tasks it meets only.
+BUILTIN_TASKS: dict[str, str] = {
+    **{
+        name: f"argc.tasks.arggym.{module}"
+        for name, module in (
+            ("attack", "attack"),
+            ("defence", "defence"),
+            ("attack_defense", "attack_defense"),
+            ("claim_chain", "claim_chain"),
+            ("counter_argument", "counter_argument"),
+            ("counter_argument_strict", "counter_argument"),
+            ("defeat_diagnosis", "defeat_diagnosis"),
+            ("formalization", "formalization"),
+            ("perturbation", "perturbation"),
+            ("preference_construction", "preference_construction"),
+            ("semantics_query", "semantics_query"),
+            ("status_query", "status_query"),
+        )
+    },
+    **dict.fromkeys(
+        ("kg_deductive", "kg_abductive", "kg_inductive", "kg_analogy"), "argc.tasks.kg.scoring"
+    ),
+    **dict.fromkeys(
+        ("norm_answer", "norm_proof", "norm_falsification", "norm_change_record"),
+        "argc.tasks.norms.ladder",
+    ),
+}
+
+
+class Registry(MutableMapping[str, "Scorer"]):
+    """The registered tasks by name. A built-in task's module is imported when the task is
+    first looked up (or when the registry is listed), so that a command scoring one task does
+    not import every other; listing gives the built-in tasks in BUILTIN_TASKS' order, then
+    the others in the order they were registered."""
+
+    def __init__(self, builtin: dict[str, str]) -> None:
+        self._builtin = builtin
+        self._tasks: dict[str, Scorer] = {}
+
+    def _load(self, name: str) -> None:
+        module = self._builtin.get(name)
+        if module is not None and name not in self._tasks:
+            importlib.import_module(module)
+            if name not in self._tasks:
+                raise RuntimeError(f"importing {module} did not register the task {name!r}")
+
+    def __getitem__(self, name: str) -> Scorer:
+        self._load(name)
+        return self._tasks[name]
+
+    def __setitem__(self, name: str, task: Scorer) -> None:
+        self._tasks[name] = task
+
+    def __delitem__(self, name: str) -> None:
+        del self._tasks[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tasks or name in self._builtin
+
+    def __iter__(self) -> Iterator[str]:
+        for name in self._builtin:
+            self._load(name)
+        listed = [name for name in self._builtin if name in self._tasks]
+        return iter(listed + [name for name in self._tasks if name not in self._builtin])
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def names(self) -> list[str]:
+        """Every task's name, sorted, without importing a module (for messages and help)."""
+        return sorted({*self._builtin, *self._tasks})
+
+
+REGISTRY: Registry = Registry(BUILTIN_TASKS)
 
 
 def suite_tasks(suite: str = "arggym") -> list[str]:
@@ -312,7 +386,7 @@ def get_task(name: str) -> Scorer:
     try:
         return REGISTRY[name]
     except KeyError:
-        raise ArgcError(f"unknown task '{name}'; known: {', '.join(sorted(REGISTRY))}") from None
+        raise ArgcError(f"unknown task '{name}'; known: {', '.join(REGISTRY.names())}") from None
 
 
 def instance_rng(task: str, level: int, ordering: Ordering, seed: int) -> random.Random:

@@ -447,21 +447,27 @@ def score_pairs(
     """The shared scorer's scores of (instance, response) pairs, in their order: the answers
     to one instance (under any id) taken together, `chunk` answers at a time through
     `score_many` (groups pooled, each theory solved once), with a progress bar counting
-    answers from 50 answers on (none without `desc`). What every command that scores many
-    answers uses."""
-    from tqdm import tqdm
-
+    answers chunk by chunk when there are several chunks (none without `desc`). What every
+    command that scores many answers uses."""
     order = sorted(range(len(pairs)), key=lambda index: pairs[index][0].group_key)
+    parts = [order[start : start + chunk] for start in range(0, len(order), chunk)]
     scores: list[Score | None] = [None] * len(pairs)
     scorer = default_scorer()
-    hidden = desc is None or len(pairs) < 50
-    with tqdm(total=len(pairs), desc=desc, unit="answer", disable=hidden) as progress:
-        for start in range(0, len(order), chunk):
-            part = order[start : start + chunk]
+    progress = None
+    if desc is not None and len(parts) > 1:
+        from tqdm import tqdm
+
+        progress = tqdm(total=len(pairs), desc=desc, unit="answer")
+    try:
+        for part in parts:
             found = scorer.score_many([pairs[i] for i in part])
             for index, result in zip(part, found, strict=True):
                 scores[index] = result
-            progress.update(len(part))
+            if progress is not None:
+                progress.update(len(part))
+    finally:
+        if progress is not None:
+            progress.close()
     return scores  # type: ignore[return-value]
 
 

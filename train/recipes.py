@@ -373,7 +373,7 @@ def _cells(blocks: Any, fail: Fail) -> tuple[Cell, ...]:
         if "tasks" not in block or "levels" not in block:
             raise fail(f"{what} needs 'tasks' and 'levels'")
         tasks = _choices(
-            block["tasks"], sorted(REGISTRY), f"{what}: task(s)", fail, every=suite_tasks()
+            block["tasks"], REGISTRY.names(), f"{what}: task(s)", fail, every=suite_tasks()
         )
         low, high = _level_range(block["levels"], f"{what}: levels", fail)
         principles = _choices(

@@ -17,7 +17,6 @@ import random
 import re
 from dataclasses import asdict, dataclass, field
 from functools import cache
-from importlib.resources import files
 from typing import Any
 
 import clingo
@@ -26,6 +25,7 @@ from lark.exceptions import LarkError, UnexpectedInput
 
 from argc.compiler import QueryResult
 from argc.dsl.ir import Literal, Ordering, QueryHeader, Rule, RulePreference
+from argc.dsl.syntax import lark_parser
 from argc.tasks.answers import MAX_ANSWER_CHARS, UnreadableAnswer, pair_f1
 from argc.tasks.arggym.symbols import literal_of
 from argc.tasks.builder import Builder
@@ -427,10 +427,13 @@ _STATUS_VALUE = re.compile(
 
 @cache
 def _parser() -> Lark:
-    grammar = (
-        files("argc.tasks.arggym").joinpath("defeat_diagnosis.lark").read_text(encoding="utf-8")
+    return lark_parser(
+        "argc.tasks.arggym",
+        "defeat_diagnosis.lark",
+        "defeat-diagnosis",
+        positions=False,
+        start="records",
     )
-    return Lark(grammar, start="records", parser="lalr")
 
 
 class _Read(Transformer):

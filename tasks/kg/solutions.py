@@ -17,13 +17,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cache
-from importlib.resources import files
 from typing import Union
 
 from lark import Lark, Transformer
 from lark.exceptions import LarkError
 
 from argc.dsl.kg.simulate import State
+from argc.dsl.syntax import lark_parser
 from argc.tasks.answers import MAX_ANSWER_CHARS, UnreadableAnswer
 
 #: Verbs of the operation events in trace steps and answers.
@@ -229,10 +229,11 @@ def solution_text(solution: Solution) -> str:
 
 @cache
 def _parser() -> Lark:
-    grammar = files("argc.tasks.kg").joinpath("solutions.lark").read_text(encoding="utf-8")
-    return Lark(
-        grammar,
-        parser="lalr",
+    return lark_parser(
+        "argc.tasks.kg",
+        "solutions.lark",
+        "kg-solutions",
+        positions=False,
         lexer="contextual",
         start=["deduction", "abduction", "induction", "analogy", "missing_element"],
     )

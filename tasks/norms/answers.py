@@ -4,11 +4,11 @@ record of fields, each a list of items, of changes or an order."""
 from __future__ import annotations
 
 from functools import cache
-from importlib.resources import files
 
 from lark import Lark, Transformer
 from lark.exceptions import LarkError
 
+from argc.dsl.syntax import lark_parser
 from argc.tasks.answers import MAX_ANSWER_CHARS, UnreadableAnswer
 
 #: A field's value: items (`["r2", "p(a)"]`), changes (`[("r1", "overruled", "undecided")]`,
@@ -18,8 +18,9 @@ Value = list[str] | list[tuple[str | None, str, str]] | tuple[str, str]
 
 @cache
 def _parser() -> Lark:
-    grammar = files("argc.tasks.norms").joinpath("answers.lark").read_text(encoding="utf-8")
-    return Lark(grammar, start="record", parser="lalr")
+    return lark_parser(
+        "argc.tasks.norms", "answers.lark", "norm-answers", positions=False, start="record"
+    )
 
 
 class _Record(Transformer):
