@@ -324,9 +324,13 @@ class Registry(MutableMapping[str, "Scorer"]):
     def __contains__(self, name: object) -> bool:
         return name in self._tasks or name in self._builtin
 
-    def __iter__(self) -> Iterator[str]:
+    def load_all(self) -> None:
+        """Import the module of every built-in task now."""
         for name in self._builtin:
             self._load(name)
+
+    def __iter__(self) -> Iterator[str]:
+        self.load_all()
         listed = [name for name in self._builtin if name in self._tasks]
         return iter(listed + [name for name in self._tasks if name not in self._builtin])
 

@@ -536,6 +536,7 @@ def _serve(arguments: Sequence[str]) -> int:
         cap_memory(options.memory_mb)
         for path in options.load:
             load_tasks(path)
+        REGISTRY.load_all()  # the tasks' modules imported before the first request
         prepare_batches()
     except Exception as error:  # noqa: BLE001 - reported to the caller, which decides
         out.write(json.dumps({"ready": False, "error": f"{type(error).__name__}: {error}"}) + "\n")
