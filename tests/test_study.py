@@ -172,6 +172,29 @@ def test_the_kg_reference_simulator_reverifies_deductive_answers():
         assert verdict["verifiers"]["KG reference simulator"] == {"checked": 1, "agreed": 0}
 
 
+def test_completion_examples_show_successes_and_failures_from_every_cell():
+    from argc.tasks.kg.families import generate_instance
+
+    instances = [
+        generate_instance("deductive", depth, 1, seed).instance()
+        for depth in (1, 2)
+        for seed in range(4)
+    ]
+    predictions = {
+        i.id: i.reference if index % 2 else "nonsense" for index, i in enumerate(instances)
+    }
+    shown = report.completion_examples(instances, predictions, right=3, wrong=2)
+    right, wrong = shown.split("#### Failed")
+    assert "#### Successful completions (3)" in right and "completions (2)" in wrong
+    assert [i.id for i in instances if f"`{i.id}`" in right] == [
+        instances[1].id,
+        instances[3].id,
+        instances[5].id,
+    ]
+    assert right.count("D2-T1") == 1 and wrong.count("D2-T1") == 1
+    assert "no answer sentence" in wrong and instances[1].reference in right
+
+
 def test_tasks_without_a_verifier_are_named():
     instance = generate("claim_chain", 1, Ordering("last-link", "elitist"), 0)
     checked = report.reverify([instance], {instance.id: instance.reference}, [True])

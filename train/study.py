@@ -25,7 +25,9 @@ temporary folder), in the output folder:
    held-out subset evaluated every `curve_every` steps (`curve.json`);
 8. `after-<arm>.jsonl` for each arm, and `after.jsonl`, the first arm's;
 9. `summary.json` (`argc.train.study_report`), `baseline.jsonl` (the trivial baseline's
-   predictions) and `curves.png`; for KG, per-cell heatmaps under `heatmaps/`.
+   predictions), `curves.png` and `examples.md` (20 successful and 10 failed completions
+   of the first arm's checkpoint, from every cell); for KG, per-cell heatmaps under
+   `heatmaps/`.
 """
 
 from __future__ import annotations
@@ -66,6 +68,7 @@ from argc.train.trainer import (
 FAMILIES = ("arggym", "norms", "kg")
 INSTANCES, BEFORE, AFTER, SUMMARY = "instances.jsonl", "before.jsonl", "after.jsonl", "summary.json"
 BASELINE, CURVES, TIMES, CURVE = "baseline.jsonl", "curves.png", "stages.json", "curve.json"
+EXAMPLES = "examples.md"
 MODEL, WARMUP, PRETRAIN, SUPERVISED = "model", "warmup", "pretrain", "supervised"
 ARMS = "arms"
 #: The stages before GRPO, in order: `--until` stops after one of them.
@@ -687,6 +690,8 @@ def write_summary(study: Study) -> dict[str, Any]:
         )
     report.write_json(out / SUMMARY, summary)
     report.write_curves(out, summary, out / CURVES)
+    after = report.read_predictions_file(out / f"after-{arms[0]}.jsonl")
+    write_output(out / EXAMPLES, report.completion_examples(instances, after))
     return summary
 
 

@@ -270,6 +270,52 @@ def reverify(
     }
 
 
+# -- completions shown ---------------------------------------------------------------------
+
+#: Characters of a prompt's end shown beside a completion (a KG story is long; its question
+#: and the solution cue are at the end).
+PROMPT_TAIL = 240
+
+
+def completion_examples(
+    instances: Sequence[Instance],
+    predictions: dict[str, str],
+    right: int = 20,
+    wrong: int = 10,
+) -> str:
+    """Markdown: `right` successful and `wrong` failed completions, each with its instance's
+    id, the end of its prompt, the response and the scorer's reason. They are taken in
+    turn from each cell (task and level, or KG depth and complexity) in the instances' order,
+    so that every cell shows its completions."""
+    scores = prediction_scores(instances, predictions)
+    cells: dict[str, list[int]] = {}
+    for index, instance in enumerate(instances):
+        meta = instance.meta
+        key = (
+            f"D{meta['depth']} T{meta['complexity']}"
+            if "depth" in meta
+            else f"{instance.task} level {instance.level}"
+        )
+        cells.setdefault(key, []).append(index)
+    sections = []
+    for title, count, wanted in (("Successful", right, True), ("Failed", wrong, False)):
+        queues = [[i for i in indices if scores[i].success == wanted] for indices in cells.values()]
+        chosen: list[int] = []
+        while len(chosen) < count and any(queues):
+            chosen += [queue.pop(0) for queue in queues if queue][: count - len(chosen)]
+        lines = [f"#### {title} completions ({len(chosen)})", ""]
+        for index in chosen:
+            instance = instances[index]
+            tail = instance.prompt[-PROMPT_TAIL:].replace("\n", " ")
+            lines += [
+                f"- `{instance.id}`: {scores[index].reason}",
+                f"  - prompt (end): …{tail}",
+                f"  - response: {' '.join(predictions.get(instance.id, '').split())}",
+            ]
+        sections.append("\n".join(lines))
+    return "\n\n".join(sections) + "\n"
+
+
 # -- logs ----------------------------------------------------------------------------------
 
 
