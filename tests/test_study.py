@@ -65,6 +65,10 @@ def test_smoke_study_writes_its_files(smoke):
         assert (out / f"after-{arm}.jsonl").is_file()
         assert json.loads((out / "arms" / arm / "log_history.json").read_text())
     assert (out / "curves.png").read_bytes().startswith(b"\x89PNG")
+    assert (out / "examples.md").read_text().startswith("#### Successful completions")
+    if config.grpo.prompts == "failing":  # a smoke model fails every prompt: all kept
+        failing = [row["id"] for row in _lines(out / "grpo-failing.jsonl")]
+        assert failing == [row["id"] for row in _lines(out / "grpo-data.jsonl")[1:]]
     summary = json.loads((out / "summary.json").read_text())
     assert summary["family"] == family
     assert summary["instances"] == len(ids)
@@ -459,6 +463,34 @@ def test_until_stops_before_grpo_and_a_later_run_goes_on(tmp_path, capsys):
     assert main(["study", "--config", config, "--out", str(out)]) == 0
     assert (out / "summary.json").is_file()
     assert set(json.loads((out / "stages.json").read_text())) >= {"grpo success", "after success"}
+
+
+def test_failing_prompts_are_the_grpo_instances_the_checkpoint_fails(tmp_path, monkeypatch):
+    config = load_study(CONFIGS / "learn-kg-smoke.yaml")
+    assert config.grpo.prompts == "failing"
+    study = Study(config, tmp_path / "out")
+    study.out.mkdir()
+    instances = study.grpo_instances
+    calls = []
+
+    def predict(model, chosen, desc):
+        calls.append(len(chosen))
+        return {i.id: i.reference if k % 2 else "nonsense" for k, i in enumerate(chosen)}
+
+    monkeypatch.setattr(study, "predict", predict)
+    failing = [i.id for i in study.failing_prompts()]
+    assert failing == [i.id for k, i in enumerate(instances) if k % 2 == 0]
+    assert [i.id for i in study.failing_prompts()] == failing and calls == [len(instances)]
+
+
+def test_grpo_prompts_must_be_a_known_choice(tmp_path):
+    from argc.train.trainer import ConfigError
+
+    path = tmp_path / "study.yaml"
+    text = (CONFIGS / "learn-kg-smoke.yaml").read_text()
+    path.write_text(text.replace("prompts: failing", "prompts: hardest"))
+    with pytest.raises(ConfigError, match="grpo.prompts: expected one of all, failing"):
+        load_study(path)
 
 
 def test_a_run_generates_each_recipes_instances_once(tmp_path, monkeypatch):

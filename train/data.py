@@ -247,6 +247,19 @@ def kg_dataset(
     return Dataset.from_list(rows)
 
 
+def dataset_of(instances: Sequence[Instance], prompt_format: str, system: str | None):
+    """A `datasets.Dataset` of given instances, one row each in order (a KG instance's row
+    with its depth and complexity)."""
+    from datasets import Dataset
+
+    return Dataset.from_list(
+        [
+            (kg_row if "depth" in instance.meta else row)(instance, prompt_format, system)
+            for instance in instances
+        ]
+    )
+
+
 def _slot_key(slot: KgSlot) -> str:
     """A slot in a cache's plan: family/D/T/index, then /split unless the RL pool's."""
     key = f"{slot.family}/{slot.depth}/{slot.complexity}/{slot.index}"

@@ -69,6 +69,10 @@ FAMILIES = ("arggym", "norms", "kg")
 INSTANCES, BEFORE, AFTER, SUMMARY = "instances.jsonl", "before.jsonl", "after.jsonl", "summary.json"
 BASELINE, CURVES, TIMES, CURVE = "baseline.jsonl", "curves.png", "stages.json", "curve.json"
 EXAMPLES = "examples.md"
+#: The GRPO recipe's instances the supervised checkpoint fails (`grpo.prompts: failing`).
+FAILING = "grpo-failing.jsonl"
+#: The choices of `grpo.prompts`.
+GRPO_PROMPTS = ("all", "failing")
 MODEL, WARMUP, PRETRAIN, SUPERVISED = "model", "warmup", "pretrain", "supervised"
 ARMS = "arms"
 #: The stages before GRPO, in order: `--until` stops after one of them.
@@ -139,13 +143,17 @@ class SupervisedSpec:
 @dataclass(frozen=True)
 class GrpoSpec:
     """GRPO: the training recipe, one arm per entry of `arms` (name: reward list as in
-    `argc train`), optional `reward_weights` per arm, and `trl.GRPOConfig` arguments."""
+    `argc train`), optional `reward_weights` per arm, and `trl.GRPOConfig` arguments.
+    `prompts` chooses the recipe's instances GRPO trains on: `all`, or `failing`, those the
+    supervised checkpoint does not answer with a complete success when decoding greedily
+    (its mistakes: where a group can find a better answer than the checkpoint's own)."""
 
     recipe: Any
     arms: dict[str, list[Any]]
     args: dict[str, Any]
     reward_weights: dict[str, list[float]] | None = None
     scoring_workers: int = 1
+    prompts: str = "all"
 
 
 @dataclass(frozen=True)
@@ -209,6 +217,7 @@ def load_study(path: Path) -> StudyConfig:
     grpo = _dataclass(GrpoSpec, raw.grpo, "grpo")
     _check(isinstance(grpo.arms, dict) and grpo.arms, "grpo.arms", "a mapping of arm: rewards")
     _check("output_dir" not in grpo.args, "grpo.args", "no output_dir (arms/<arm>/)")
+    _check(grpo.prompts in GRPO_PROMPTS, "grpo.prompts", "one of " + ", ".join(GRPO_PROMPTS))
     grpo = replace(grpo, recipe=_recipe(grpo.recipe, path))
     pretrain = None
     if raw.pretrain is not None:
@@ -548,7 +557,13 @@ class Study:
             scoring_workers=spec.scoring_workers,
         )
         run = folder / "run"
-        trainer = training.train(config, output_dir=run, max_steps=self.max_steps, dry_run=True)
+        trainer = training.train(
+            config,
+            output_dir=run,
+            max_steps=self.max_steps,
+            dry_run=True,
+            prompts=self.failing_prompts() if spec.prompts == "failing" else None,
+        )
         curve = CurveCallback(self, trainer.processing_class, folder / CURVE)
         trainer.add_callback(curve)
         trainer.train()
@@ -561,6 +576,28 @@ class Study:
         write_output(folder / HISTORY, json.dumps(trainer.state.log_history, indent=1) + "\n")
         shutil.rmtree(run, ignore_errors=True)
         return True
+
+    def failing_prompts(self) -> list[Any]:
+        """The GRPO recipe's instances whose greedy answer by the supervised checkpoint is
+        not a complete success, in the recipe's order (kept in FAILING: decoded once)."""
+        from argc.tasks.cli import read_instances
+        from argc.train.study_report import successes
+
+        path = self.out / FAILING
+        if not path.is_file():
+            instances = self.grpo_instances
+            responses = self.predict(self.out / SUPERVISED, instances, "GRPO prompts")
+            failing = [
+                instance
+                for instance, success in zip(
+                    instances, successes(instances, responses), strict=True
+                )
+                if not success
+            ]
+            if not failing:
+                raise ArgcError("grpo.prompts: the supervised checkpoint fails no GRPO prompt")
+            write_output(path, "".join(instance.to_json() + "\n" for instance in failing))
+        return read_instances(path)
 
     def curve_instances(self) -> list[Any]:
         """`curve_subset` held-out instances spread evenly over the set (which is ordered by

@@ -16,6 +16,7 @@ import difflib
 import json
 import sys
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import MISSING, dataclass, fields, replace
 from pathlib import Path
 from typing import Any
@@ -377,12 +378,14 @@ def train(
     output_dir: Path | None = None,
     max_steps: int | None = None,
     dry_run: bool = False,
+    prompts: Sequence[Any] | None = None,
 ):
     """Build the datasets, rewards, model and trainers; unless `dry_run`, run the SFT stage
     (when configured: save its model or adapter to `sft/` and its log history to
     SFT_HISTORY), then GRPO from its result, save the model, its tokenizer and
     `log_history.json` to the output folder and print what the logs show. Returns the GRPO
-    trainer."""
+    trainer. `prompts` (instances) replace the recipe's GRPO instances where given; the
+    recipe still sets their prompt format."""
     from trl import GRPOTrainer
 
     from argc.train import recipes
@@ -401,7 +404,12 @@ def train(
     recipe = config.recipe
     if isinstance(recipe, str):
         recipe = recipes.load_recipe(recipe)
-    dataset = _dataset(config, recipe, output, args)
+    if prompts is None:
+        dataset = _dataset(config, recipe, output, args)
+    else:
+        from argc.train.data import dataset_of
+
+        dataset = dataset_of(prompts, recipe.prompt_format, recipe.system)
     sft_data = None if config.sft is None else _sft_dataset(config, recipe)
     model_path = _model_path(config, [dataset, sft_data], output, args)
     tokenizer = _tokenizer(model_path, chat=recipe.prompt_format == "chat")
