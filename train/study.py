@@ -146,7 +146,8 @@ class GrpoSpec:
     `argc train`), optional `reward_weights` per arm, and `trl.GRPOConfig` arguments.
     `prompts` chooses the recipe's instances GRPO trains on: `all`, or `failing`, those the
     supervised checkpoint does not answer with a complete success when decoding greedily
-    (its mistakes: where a group can find a better answer than the checkpoint's own)."""
+    (its mistakes: where a group can find a better answer than the checkpoint's own; on the
+    KG study it lowered held-out success, docs/learning.md)."""
 
     recipe: Any
     arms: dict[str, list[Any]]
