@@ -493,6 +493,27 @@ def test_grpo_prompts_must_be_a_known_choice(tmp_path):
         load_study(path)
 
 
+def test_a_study_trains_on_its_configured_threads(tmp_path):
+    import torch
+
+    from argc.train.trainer import ConfigError
+
+    path = tmp_path / "study.yaml"
+    path.write_text((CONFIGS / "learn-arggym-smoke.yaml").read_text() + "\nthreads: 0\n")
+    with pytest.raises(ConfigError, match="threads: expected a positive integer"):
+        load_study(path)
+    path.write_text((CONFIGS / "learn-arggym-smoke.yaml").read_text() + "\nthreads: 2\n")
+    config = load_study(path)
+    assert config.threads == 2 and load_study(CONFIGS / "learn-kg-cpu.yaml").threads == 1
+    before = torch.get_num_threads()
+    try:
+        torch.set_num_threads(1)
+        Study(config, tmp_path / "out").run(until="data")
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)
+
+
 def test_a_run_generates_each_recipes_instances_once(tmp_path, monkeypatch):
     """The data, model and supervised stages all read the training instances: a run generates
     them once (the GRPO trainer builds its own dataset, once an arm)."""

@@ -169,6 +169,10 @@ class StudyConfig:
     pretrain: PretrainSpec | None = None
     warmup: WarmupSpec | None = None
     workers: int = 1
+    #: Threads of every training and decoding stage (torch's intra-op threads, whatever
+    #: OMP_NUM_THREADS says): a model trained on another count sums in another order and
+    #: ends elsewhere, so a rerun reproduces a study only with the same count.
+    threads: int = 1
 
 
 # -- the config ----------------------------------------------------------------------------
@@ -242,6 +246,7 @@ def load_study(path: Path) -> StudyConfig:
             "a positive number with a dot (YAML reads 3e-3 as a string)",
         )
     _check(_count(raw.workers, 1), "workers", "a positive integer")
+    _check(_count(raw.threads, 1), "threads", "a positive integer")
     return replace(
         raw,
         model=model,
@@ -310,6 +315,9 @@ class Study:
         ]
         if until is not None:
             stages = stages[: EARLY_STAGES.index(until) + 1]
+        import torch
+
+        torch.set_num_threads(self.config.threads)
         with tqdm(stages, desc="study", unit="stage") as progress:
             for name, stage in progress:
                 progress.set_postfix_str(name)
