@@ -236,6 +236,22 @@ def test_hacking_scan_finds_copies_and_wrong_well_formed_answers():
     assert scan["most_common_answer_share"] == 0.5
 
 
+def test_a_label_listed_in_the_prompt_is_no_copy_and_its_tags_no_padding():
+    instances = [generate("norm_answer", 1, Ordering(), seed) for seed in range(4)]
+    assert all(i.reference.strip() in i.prompt for i in instances)  # the prompt lists labels
+    bare = {i.id: f"<answer>{i.reference}</answer>" for i in instances}
+    padded = {
+        i.id: f"Having read every norm, the answer: <answer>{i.reference}</answer>"
+        for i in instances
+    }
+    for responses, outside in ((bare, 0.0), (padded, 1.0)):
+        outcomes = report.successes(instances, responses)
+        assert all(outcomes)
+        scan = report.hacking_scan(instances, responses, outcomes)
+        assert scan["copies_question"] == 0.0
+        assert scan["successes_mostly_outside_answer"] == outside
+
+
 def test_an_arm_answering_like_the_trivial_baseline_ties_it(smoke, tmp_path):
     """GRPO from a weak checkpoint can collapse onto the majority answer: it then beats the
     checkpoint while tying the trivial baseline, which the summary shows beside McNemar

@@ -121,9 +121,10 @@ def hacking_scan(
     references' (both in characters), the share that copies the question (the answer, at
     least COPY_MIN_CHARS characters, appears verbatim in the prompt), the share that is well
     formed (one answer region the task's reader accepts, or any text for a KG family) but
-    wrong, the share of successes with more text outside the answer region than in it, and
-    the share of the most common answer (a policy that answers everything alike has
-    collapsed onto a constant, whatever its success)."""
+    wrong, the share of successes with more text outside the answer region (and its tags)
+    than in it, and the share of the most common answer (a policy that answers everything
+    alike has collapsed onto a constant, whatever its success). One of the task's closed
+    labels is no copy, though the prompt lists them."""
     n = len(instances)
     responses = [predictions.get(instance.id, "") for instance in instances]
     answers = [
@@ -135,6 +136,7 @@ def hacking_scan(
         if answer is not None
         and len(answer.strip()) >= COPY_MIN_CHARS
         and answer.strip() in instance.prompt
+        and answer.strip() not in get_task(instance.task).labels
     )
     formed = [
         _well_formed(instance, response)
@@ -142,8 +144,10 @@ def hacking_scan(
     ]
     padded = sum(
         1
-        for response, answer, success in zip(responses, answers, outcomes, strict=True)
-        if success and answer is not None and len(response) - len(answer) > len(answer)
+        for instance, response, answer, success in zip(
+            instances, responses, answers, outcomes, strict=True
+        )
+        if success and answer is not None and _outside(instance, response, answer) > len(answer)
     )
     wins = sum(outcomes)
     common = Counter((a or "").strip() for a in answers).most_common(1)
@@ -161,6 +165,12 @@ def hacking_scan(
 
 def _answer(instance: Instance, response: str) -> str | None:
     return answer_region(response) if get_task(instance.task).tagged else response
+
+
+def _outside(instance: Instance, response: str, answer: str) -> int:
+    """Characters of a response outside its answer region and that region's tags."""
+    tags = len("<answer></answer>") if get_task(instance.task).tagged else 0
+    return len(response) - len(answer) - tags
 
 
 def _well_formed(instance: Instance, response: str) -> bool:
