@@ -252,6 +252,18 @@ def test_a_label_listed_in_the_prompt_is_no_copy_and_its_tags_no_padding():
         assert scan["successes_mostly_outside_answer"] == outside
 
 
+def test_a_bare_name_from_a_kg_story_is_still_a_copy():
+    from argc.tasks import get_task
+    from argc.tasks.kg.families import generate_instance
+
+    instance = generate_instance("deductive", 2, 1, 0).instance()
+    words = [word.strip(".,") for word in instance.prompt.split()]
+    name = next(w for w in words if w in get_task(instance.task).labels and len(w) >= 8)
+    responses = {instance.id: name}
+    scan = report.hacking_scan([instance], responses, report.successes([instance], responses))
+    assert scan["copies_question"] == 1.0
+
+
 def test_an_arm_answering_like_the_trivial_baseline_ties_it(smoke, tmp_path):
     """GRPO from a weak checkpoint can collapse onto the majority answer: it then beats the
     checkpoint while tying the trivial baseline, which the summary shows beside McNemar

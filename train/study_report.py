@@ -123,8 +123,9 @@ def hacking_scan(
     formed (one answer region the task's reader accepts, or any text for a KG family) but
     wrong, the share of successes with more text outside the answer region (and its tags)
     than in it, and the share of the most common answer (a policy that answers everything
-    alike has collapsed onto a constant, whatever its success). One of the task's closed
-    labels is no copy, though the prompt lists them."""
+    alike has collapsed onto a constant, whatever its success). A closed label of a tagged
+    task (a verdict, a status) is no copy, though the prompt lists them; a KG task's labels
+    are the story's names, and a bare name is the copy the scan looks for."""
     n = len(instances)
     responses = [predictions.get(instance.id, "") for instance in instances]
     answers = [
@@ -136,7 +137,7 @@ def hacking_scan(
         if answer is not None
         and len(answer.strip()) >= COPY_MIN_CHARS
         and answer.strip() in instance.prompt
-        and answer.strip() not in get_task(instance.task).labels
+        and not _closed_label(instance, answer.strip())
     )
     formed = [
         _well_formed(instance, response)
@@ -165,6 +166,12 @@ def hacking_scan(
 
 def _answer(instance: Instance, response: str) -> str | None:
     return answer_region(response) if get_task(instance.task).tagged else response
+
+
+def _closed_label(instance: Instance, answer: str) -> bool:
+    """Whether the answer is one of the labels a tagged task's prompt offers to choose from."""
+    task = get_task(instance.task)
+    return task.tagged and answer in task.labels
 
 
 def _outside(instance: Instance, response: str, answer: str) -> int:
